@@ -1,0 +1,73 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"sort"
+	"strconv"
+
+	"github.com/dashlab/dashlab/reference/reproduce"
+)
+
+func init() {
+	register(&command{name: "reproduce", summary: "run the engine behind every number the paper publishes and compare", run: runReproduce})
+}
+
+func runReproduce(args []string, _ io.Reader, stdout, stderr io.Writer) error {
+	fs := newFlags("reproduce", "reproduce [--only PREFIX] [--format table|json] [--workers N]", stderr)
+	only := fs.String("only", "", "reproduce only the ids that start with PREFIX (e.g. fig9, table2.)")
+	format := fs.String("format", "table", "output format: table or json")
+	workers := fs.Int("workers", 0, "simulations run at once (0: one per CPU)")
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	if err := checkFormat(*format); err != nil {
+		return err
+	}
+	rep, err := reproduce.Run(reproduce.Options{Only: *only, Workers: *workers})
+	if err != nil && len(rep.Rows) == 0 {
+		return err
+	}
+	if *format == "json" {
+		if rep.Rows == nil {
+			rep.Rows = []reproduce.Row{}
+		}
+		if jerr := writeJSON(stdout, rep.Rows); jerr != nil {
+			return jerr
+		}
+		return err
+	}
+	t := &table{}
+	t.add("id", "unit", "paper", "simulated", "deviation", "tolerance", "pass")
+	for _, r := range rep.Rows {
+		sim, dev, pass := "not simulated yet", "", ""
+		if r.Simulated != nil {
+			sim, dev = num(*r.Simulated), signed(*r.Deviation)
+			pass = map[bool]string{true: "PASS", false: "FAIL"}[*r.Pass]
+		}
+		t.add(r.ID, r.Unit, num(r.Paper), sim, dev, "±"+num(r.Tolerance), pass)
+	}
+	t.write(stdout)
+	simulated, passed, pending := rep.Summary()
+	fmt.Fprintf(stdout, "\n%d ids: %d simulated (%d pass, %d fail), %d not simulated yet\n",
+		len(rep.Rows), simulated, passed, simulated-passed, pending)
+	names := make([]string, 0, len(rep.Elapsed))
+	for n := range rep.Elapsed {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		fmt.Fprintf(stdout, "  %s: %v\n", n, rep.Elapsed[n].Round(1e6))
+	}
+	return err
+}
+
+func num(x float64) string { return strconv.FormatFloat(x, 'g', 6, 64) }
+
+func signed(x float64) string {
+	s := strconv.FormatFloat(x, 'g', 4, 64)
+	if x >= 0 {
+		s = "+" + s
+	}
+	return s
+}

@@ -1,0 +1,107 @@
+package main
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/dashlab/dashlab/dash"
+	"github.com/dashlab/dashlab/dash/sim"
+	"github.com/dashlab/dashlab/reference"
+)
+
+func init() {
+	register(&command{name: "run", summary: "simulate one fixed-batch experiment", run: runRun})
+}
+
+func runRun(args []string, _ io.Reader, stdout, stderr io.Writer) error {
+	fs := newFlags("run", "run (--model ID --system ID [--batch B --prompt N --output N] | --file EXPERIMENT.yaml) [--gpu ID] [--format table|json]", stderr)
+	model := fs.String("model", "", "catalogue model id (see 'dashlab models')")
+	system := fs.String("system", "dash", "named system: dash, relay-only, direct-only, compact-dash, dash-N, ...")
+	file := fs.String("file", "", "experiment YAML file (instead of --model/--system)")
+	batch := fs.Int("batch", 4, "batch size B")
+	prompt := fs.Int("prompt", 1024, "prompt tokens L_in")
+	output := fs.Int("output", 128, "generated tokens L_out")
+	gpuID := fs.String("gpu", reference.DefaultGPU, "GPU whose timings are used: h100-pcie (derived) or h200-sxm (measured)")
+	tread := fs.String("t-read", "", "override the HBF read latency t_R (e.g. 10us)")
+	format := fs.String("format", "table", "output format: table or json")
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	if err := checkFormat(*format); err != nil {
+		return err
+	}
+	var exp dash.Experiment
+	var err error
+	switch {
+	case *file != "":
+		exp, err = reference.LoadExperiment(*file)
+	case *model == "":
+		return fmt.Errorf("%w: set --model (or --file)", errUsage)
+	default:
+		m, merr := reference.Model(*model)
+		if merr != nil {
+			return merr
+		}
+		t, terr := reference.Timing(*gpuID)
+		if terr != nil {
+			return terr
+		}
+		b := dash.NewExperiment().Model(m).SystemID(*system).Timing(t).Batch(*batch).Prompt(*prompt).Output(*output)
+		if *tread != "" {
+			d, perr := parseDuration(*tread)
+			if perr != nil {
+				return fmt.Errorf("%w: --t-read: %v", errUsage, perr)
+			}
+			b = b.TRead(d)
+		}
+		exp, err = b.Build()
+	}
+	if err != nil {
+		return err
+	}
+	res, err := sim.Run(exp)
+	if err != nil {
+		return err
+	}
+	if *format == "json" {
+		return writeJSON(stdout, res)
+	}
+	printResult(stdout, res)
+	return nil
+}
+
+func printResult(w io.Writer, r sim.Result) {
+	fmt.Fprintf(w, "%s on %s (GPU %s): B=%d, L_in=%d, L_out=%d\n", r.Model, r.System, r.GPU, r.Batch, r.Prompt, r.Output)
+	fmt.Fprintf(w, "  TTFT %v   TPOT %v   E2E %v\n", r.TTFT, r.TPOT, r.E2E)
+	fmt.Fprintf(w, "  throughput %.1f tok/s (output tokens / E2E), decode %.1f tok/s\n", r.Throughput, r.DecodeThroughput)
+	for _, ph := range []struct {
+		name string
+		p    sim.Phase
+	}{{"prefill", r.Prefill}, {"decode", r.Decode}} {
+		fmt.Fprintf(w, "\n%s (%v):\n", ph.name, ph.p.Duration)
+		t := &table{}
+		t.add("class", "ops", "time", "compute", "overhead", "stall")
+		for _, c := range ph.p.Classes {
+			if c.Ops == 0 {
+				continue
+			}
+			t.add(c.Class, fmt.Sprint(c.Ops), c.Time.String(), c.Compute.String(), c.Overhead.String(), c.Stall.String())
+		}
+		t.write(w)
+	}
+	fmt.Fprintln(w, "\nlinks:")
+	t := &table{}
+	t.add("pair", "link", "bytes", "busy", "utilization")
+	for _, l := range r.Links {
+		t.add(fmt.Sprint(l.Pair), l.Link, l.Bytes.String(), l.Busy.String(), fmt.Sprintf("%.1f%%", 100*l.Utilization))
+	}
+	t.write(w)
+	fmt.Fprintln(w, "\nroutes:")
+	t = &table{}
+	t.add("route", "requested", "delivered")
+	for _, rt := range r.Routes {
+		t.add(rt.Route, rt.Requested.String(), rt.Delivered.String())
+	}
+	t.write(w)
+	fmt.Fprintf(w, "\nsimulation: %d events, %d passes, %v wall\n", r.Perf.Events, r.Perf.Passes, r.Perf.Wall.Round(1e5))
+}

@@ -1,0 +1,262 @@
+package dash
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+
+	"github.com/dashlab/dashlab/dash/unit"
+)
+
+// ExperimentBuilder assembles an experiment from a model, a memory system, a
+// GPU timing model, a workload and execution switches. Every method returns
+// a new builder value, so a base builder can be forked for sweeps without
+// the forks affecting each other. Problems found while building up are
+// recorded and reported, together with validation errors, by Build.
+type ExperimentBuilder struct {
+	name      string
+	model     ModelSpec
+	hasModel  bool
+	system    SystemSpec
+	hasSystem bool
+	timing    Timing
+	workload  WorkloadSpec
+	execution ExecutionSpec
+	errs      []error
+}
+
+// NewExperiment starts a builder with the paper's default fixed-batch
+// workload (B/L_in/L_out = 4/1K/128, balanced routing) and no model, system
+// or timing model yet.
+func NewExperiment() ExperimentBuilder {
+	return ExperimentBuilder{workload: WorkloadSpec{Batch: 4, Prompt: 1024, Output: 128}}
+}
+
+func (b ExperimentBuilder) fail(err error) ExperimentBuilder {
+	b.errs = append(slices.Clip(b.errs), err)
+	return b
+}
+
+// Name sets the experiment's name (used in reports).
+func (b ExperimentBuilder) Name(name string) ExperimentBuilder { b.name = name; return b }
+
+// Model sets the model. The spec is copied.
+func (b ExperimentBuilder) Model(m ModelSpec) ExperimentBuilder {
+	b.model, b.hasModel = m.clone(), true
+	return b
+}
+
+// System sets the memory system. The spec is copied.
+func (b ExperimentBuilder) System(s SystemSpec) ExperimentBuilder {
+	b.system, b.hasSystem = s, true
+	return b
+}
+
+// SystemID sets one of the named paper systems ("dash", "relay-only",
+// "direct-only", "compact-dash", "dash-4", ...).
+func (b ExperimentBuilder) SystemID(id string) ExperimentBuilder {
+	s, err := PaperSystem(id)
+	if err != nil {
+		return b.fail(fmt.Errorf("system: %w", err))
+	}
+	return b.System(s)
+}
+
+// Timing sets the GPU timing model (which also fixes the GPU).
+func (b ExperimentBuilder) Timing(t Timing) ExperimentBuilder { b.timing = t; return b }
+
+// Workload replaces the whole workload.
+func (b ExperimentBuilder) Workload(w WorkloadSpec) ExperimentBuilder { b.workload = w; return b }
+
+// Batch sets the batch size B.
+func (b ExperimentBuilder) Batch(n int) ExperimentBuilder { b.workload.Batch = n; return b }
+
+// Prompt sets the prompt length L_in in tokens.
+func (b ExperimentBuilder) Prompt(n int) ExperimentBuilder { b.workload.Prompt = n; return b }
+
+// Output sets the generated length L_out in tokens.
+func (b ExperimentBuilder) Output(n int) ExperimentBuilder { b.workload.Output = n; return b }
+
+// Routing sets the expert-routing model.
+func (b ExperimentBuilder) Routing(r RoutingSpec) ExperimentBuilder { b.workload.Routing = r; return b }
+
+// Execution replaces the execution switches.
+func (b ExperimentBuilder) Execution(e ExecutionSpec) ExperimentBuilder { b.execution = e; return b }
+
+// Lookahead turns early expert determination on or off.
+func (b ExperimentBuilder) Lookahead(on bool) ExperimentBuilder { b.execution.Lookahead = on; return b }
+
+// Modify applies f to a copy of the system spec: the general way to change
+// any memory-system parameter inline.
+func (b ExperimentBuilder) Modify(f func(*SystemSpec)) ExperimentBuilder {
+	if f == nil {
+		return b.fail(errors.New("Modify: nil function"))
+	}
+	if !b.hasSystem {
+		return b.fail(errors.New("Modify: set a system before modifying it"))
+	}
+	f(&b.system)
+	return b
+}
+
+// TRead sets the HBF page read latency t_R.
+func (b ExperimentBuilder) TRead(d unit.Duration) ExperimentBuilder {
+	return b.Modify(func(s *SystemSpec) { s.HBF.TRead = d })
+}
+
+// TProg sets the HBF page program latency t_PROG.
+func (b ExperimentBuilder) TProg(d unit.Duration) ExperimentBuilder {
+	return b.Modify(func(s *SystemSpec) { s.HBF.TProg = d })
+}
+
+// PageSize sets the HBF page size. As in the paper's page-size study, the
+// transfer regions are scaled to hold one page wave.
+func (b ExperimentBuilder) PageSize(p unit.Bytes) ExperimentBuilder {
+	return b.Modify(func(s *SystemSpec) {
+		s.HBF.PageSize = p
+		s.HBF.SRAM.RegionSize = s.HBF.PageWave()
+		s.HBM.RelaySRAM.RegionSize = s.HBF.PageWave() / 2
+	})
+}
+
+// LinkBandwidth sets the usable per-direction bandwidth of every link.
+func (b ExperimentBuilder) LinkBandwidth(bw unit.BytesPerSecond) ExperimentBuilder {
+	return b.Modify(func(s *SystemSpec) { s.Link.Usable = bw })
+}
+
+// Pairs sets the number of HBM-HBF stack pairs.
+func (b ExperimentBuilder) Pairs(n int) ExperimentBuilder {
+	return b.Modify(func(s *SystemSpec) { s.Topology.Pairs = n })
+}
+
+// Build validates everything and returns the immutable experiment: the
+// model, system and workload specs, the timing model, the model's tensor
+// inventory and the placement plan. All problems are reported at once; an
+// experiment whose weights and KV cache do not fit fails with an error that
+// names the model, the bytes needed and the bytes available.
+func (b ExperimentBuilder) Build() (Experiment, error) {
+	errs := slices.Clone(b.errs)
+	if !b.hasModel {
+		errs = append(errs, errors.New("model: not set (use Model)"))
+	} else if err := b.model.Validate(); err != nil {
+		errs = append(errs, err)
+	}
+	if !b.hasSystem {
+		errs = append(errs, errors.New("system: not set (use System or SystemID)"))
+	} else if err := b.system.Validate(); err != nil {
+		errs = append(errs, err)
+	}
+	if b.timing == nil {
+		errs = append(errs, errors.New("timing: no GPU timing model set (use Timing; the reference package provides them)"))
+	}
+	if err := b.workload.Validate(); err != nil {
+		errs = append(errs, err)
+	}
+	if err := b.execution.Validate(); err != nil {
+		errs = append(errs, err)
+	}
+	if b.hasModel && b.model.MaxContext > 0 && b.workload.Prompt+b.workload.Output > b.model.MaxContext {
+		errs = append(errs, fmt.Errorf("workload: prompt + output = %d tokens exceeds model %s max_context %d",
+			b.workload.Prompt+b.workload.Output, b.model.ID, b.model.MaxContext))
+	}
+	if len(errs) > 0 {
+		return Experiment{}, errors.Join(errs...)
+	}
+	inv, err := b.model.Inventory()
+	if err != nil {
+		return Experiment{}, err
+	}
+	e := &experiment{
+		name: b.name, model: b.model.clone(), system: b.system, timing: b.timing,
+		workload: b.workload, execution: b.execution, inventory: inv,
+	}
+	e.footprint = inv.Footprint(e.model)
+	if e.name == "" {
+		e.name = fmt.Sprintf("%s/%s/B%d/%d-%d", e.model.ID, e.system.ID, e.workload.Batch, e.workload.Prompt, e.workload.Output)
+	}
+	plan, err := planPlacement(e)
+	if err != nil {
+		return Experiment{}, err
+	}
+	e.plan = plan
+	return Experiment{e: e}, nil
+}
+
+// MustBuild is Build for notebooks: it panics on error.
+func (b ExperimentBuilder) MustBuild() Experiment {
+	e, err := b.Build()
+	if err != nil {
+		panic(err)
+	}
+	return e
+}
+
+// Experiment is a validated, immutable experiment. Its accessors return
+// copies; derive a variant with Builder.
+type Experiment struct{ e *experiment }
+
+type experiment struct {
+	name      string
+	model     ModelSpec
+	system    SystemSpec
+	timing    Timing
+	workload  WorkloadSpec
+	execution ExecutionSpec
+	inventory Inventory
+	footprint Footprint
+	plan      Plan
+}
+
+// Valid reports whether e came from a successful Build.
+func (e Experiment) Valid() bool { return e.e != nil }
+
+// Name is the experiment's name.
+func (e Experiment) Name() string { return e.e.name }
+
+// Model returns a copy of the model spec.
+func (e Experiment) Model() ModelSpec { return e.e.model.clone() }
+
+// System returns a copy of the system spec.
+func (e Experiment) System() SystemSpec { return e.e.system }
+
+// Workload returns a copy of the workload.
+func (e Experiment) Workload() WorkloadSpec { return e.e.workload }
+
+// Execution returns a copy of the execution switches.
+func (e Experiment) Execution() ExecutionSpec { return e.e.execution }
+
+// Timing returns the GPU timing model.
+func (e Experiment) Timing() Timing { return e.e.timing }
+
+// Footprint returns the model's derived footprint.
+func (e Experiment) Footprint() Footprint { return e.e.footprint }
+
+// Inventory returns a copy of the model's tensor inventory.
+func (e Experiment) Inventory() Inventory { return e.e.inventory.clone() }
+
+// Plan returns the placement plan.
+func (e Experiment) Plan() Plan { return e.e.plan.clone() }
+
+// Builder returns a builder holding this experiment's settings, to derive a
+// variant ("the same, with t_R = 32 us").
+func (e Experiment) Builder() ExperimentBuilder {
+	return ExperimentBuilder{
+		name: "", model: e.e.model.clone(), hasModel: true, system: e.e.system, hasSystem: true,
+		timing: e.e.timing, workload: e.e.workload, execution: e.e.execution,
+	}
+}
+
+// clone deep-copies the spec (slices and pointers).
+func (m ModelSpec) clone() ModelSpec {
+	c := m
+	c.Sources = slices.Clone(m.Sources)
+	if m.Attention.MLA != nil {
+		mla := *m.Attention.MLA
+		if mla.Indexer != nil {
+			ix := *mla.Indexer
+			mla.Indexer = &ix
+		}
+		c.Attention.MLA = &mla
+	}
+	return c
+}

@@ -1,0 +1,72 @@
+package gpu
+
+import (
+	"math"
+
+	"gonum.org/v1/gonum/optimize"
+)
+
+func cmpFloat(a, b float64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+func mean(v []float64) float64 {
+	s := 0.0
+	for _, x := range v {
+		s += x
+	}
+	return s / float64(len(v))
+}
+
+// fitRoof fits (overhead, bandwidth, rate) to the samples by least squares
+// on log latency, with Nelder-Mead over the logarithms of the parameters and
+// a weak pull towards init so that a parameter the data do not constrain
+// (the compute rate of a purely memory-bound kind) stays physical.
+func fitRoof(samples []sample, init roof) roof {
+	ws := make([]work, len(samples))
+	lt := make([]float64, len(samples))
+	for i, s := range samples {
+		op := s.op
+		op.WeightDType = BF16
+		ws[i] = workOf(op)
+		lt[i] = math.Log(s.t)
+	}
+	x0 := []float64{math.Log(init.o), math.Log(init.bw), math.Log(init.p)}
+	const pull = 1e-4
+	obj := func(x []float64) float64 {
+		r := roof{math.Exp(x[0]), math.Exp(x[1]), math.Exp(x[2])}
+		sum := 0.0
+		for i, w := range ws {
+			d := math.Log(r.at(w)) - lt[i]
+			sum += d * d
+		}
+		for i := range x {
+			d := x[i] - x0[i]
+			sum += pull * d * d
+		}
+		return sum
+	}
+	best, bestF := x0, obj(x0)
+	// Restart the simplex from the best point: Nelder-Mead can stall on
+	// the kink of the max.
+	for range 3 {
+		res, err := optimize.Minimize(optimize.Problem{Func: obj}, best,
+			&optimize.Settings{FuncEvaluations: 4000, Converger: &optimize.FunctionConverge{Absolute: 1e-12, Iterations: 200}},
+			&optimize.NelderMead{SimplexSize: 0.5})
+		if err != nil && res == nil {
+			break
+		}
+		if res.F < bestF {
+			best, bestF = res.X, res.F
+		} else {
+			break
+		}
+	}
+	return roof{math.Exp(best[0]), math.Exp(best[1]), math.Exp(best[2])}
+}

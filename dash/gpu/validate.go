@@ -1,0 +1,193 @@
+package gpu
+
+import (
+	"errors"
+	"math"
+	"slices"
+
+	"gonum.org/v1/gonum/stat"
+)
+
+// ErrorStats summarises relative prediction errors of one kind:
+// |predicted - measured| / measured of the median latency, in percent.
+type ErrorStats struct {
+	Kind      string
+	Count     int
+	MedianPct float64
+	P90Pct    float64
+}
+
+func summarise(kind string, errs []float64) ErrorStats {
+	s := ErrorStats{Kind: kind, Count: len(errs)}
+	if len(errs) == 0 {
+		return s
+	}
+	slices.Sort(errs)
+	s.MedianPct = 100 * stat.Quantile(0.5, stat.Empirical, errs, nil)
+	s.P90Pct = 100 * stat.Quantile(0.9, stat.Empirical, errs, nil)
+	return s
+}
+
+// validation holds what the error studies share: the model fitted on the
+// whole profile (its fits seed the refits) and the samples by kind.
+type validation struct {
+	m       *Model
+	samples [numKinds][]sample
+	// file maps each kind to its CSV kind.
+	file [numKinds]string
+}
+
+func newValidation(p *Profile) (*validation, error) {
+	if p == nil || len(p.Points) == 0 {
+		return nil, errors.New("gpu: empty profile")
+	}
+	src := p.GPU()
+	if src.Validate() != nil {
+		// An uncatalogued GPU: the study needs no spec values beyond the
+		// fits' starting point.
+		src = H200SXM()
+		src.ID, src.Name = p.GPU().ID, p.GPU().Name
+	}
+	v := &validation{}
+	m := &Model{target: src, source: src, cScale: 1, mScale: 1, fp8Speed: 1}
+	m.floor = floorOf(p)
+	m.bw = envelopeBandwidth(p.Points, m.floor)
+	prior := priorRoof(src, m.floor)
+	v.samples = samplesByKind(p.Points)
+	for k := GEMM; k <= Route; k++ {
+		m.tables[k] = buildTable(k, v.samples[k], prior)
+	}
+	v.m = m
+	for _, pt := range p.Points {
+		v.file[pt.Op.Kind] = pt.kind
+	}
+	return v, nil
+}
+
+// predictWith predicts s.op with the model whose table for s.op.Kind is tb.
+func (v *validation) predictWith(tb *table, op Op) float64 {
+	m := *v.m
+	m.tables[op.Kind] = tb
+	return m.Predict(op).Latency.Seconds()
+}
+
+func relErr(pred, meas float64) float64 { return math.Abs(pred-meas) / meas }
+
+// LeaveOneOut leaves each measured point out in turn, refits its kind's
+// table (roofline and families) on the rest, and predicts the point. It
+// returns the relative error of the median latency per file kind (gemm,
+// grouped, attn, misc).
+func (p *Profile) LeaveOneOut() ([]ErrorStats, error) {
+	v, err := newValidation(p)
+	if err != nil {
+		return nil, err
+	}
+	errs := map[string][]float64{}
+	for k := GEMM; k <= Route; k++ {
+		ss := v.samples[k]
+		init := v.m.tables[k].roof
+		rest := make([]sample, 0, len(ss))
+		for i, s := range ss {
+			rest = append(rest[:0], ss[:i]...)
+			rest = append(rest, ss[i+1:]...)
+			tb := buildTable(k, rest, init)
+			errs[v.file[k]] = append(errs[v.file[k]], relErr(v.predictWith(tb, s.op), s.t))
+		}
+	}
+	return v.stats(errs), nil
+}
+
+func (v *validation) stats(errs map[string][]float64) []ErrorStats {
+	var out []ErrorStats
+	for _, kind := range ProfileKinds {
+		if e, ok := errs[kind]; ok {
+			out = append(out, summarise(kind, e))
+		}
+	}
+	return out
+}
+
+// HeldOut holds out each shape family in turn — every measurement of one
+// GEMM (K, N), one expert block (hidden, inter), one attention head
+// configuration, one RMSNorm width — refits the kind on the other families
+// and predicts the held-out shapes, which must then come from the roofline
+// and the nearest families. Kinds with a single family (MLA decode, routing)
+// cannot be held out and are skipped. Errors are per file kind.
+func (p *Profile) HeldOut() ([]ErrorStats, error) {
+	v, err := newValidation(p)
+	if err != nil {
+		return nil, err
+	}
+	errs := map[string][]float64{}
+	for k := GEMM; k <= Route; k++ {
+		groups := map[famKey][]int{}
+		var keys []famKey
+		for i, s := range v.samples[k] {
+			fk := famKeyOf(s.op)
+			if groups[fk] == nil {
+				keys = append(keys, fk)
+			}
+			groups[fk] = append(groups[fk], i)
+		}
+		if len(keys) < 2 {
+			continue
+		}
+		for _, fk := range keys {
+			v.holdOut(k, func(s sample) bool { return famKeyOf(s.op) == fk }, errs)
+		}
+	}
+	return v.stats(errs), nil
+}
+
+// HeldOutByModel holds out every GEMM family a model uses (some are shared
+// between models: Mixtral and Grok-1 attention, DeepSeek-V2 and V3 q_b and
+// kv_b), refits on the other models' shapes and predicts the held-out ones.
+// Only GEMM is reported: the other files have one family per model, which
+// HeldOut already holds out.
+func (p *Profile) HeldOutByModel() ([]ErrorStats, error) {
+	v, err := newValidation(p)
+	if err != nil {
+		return nil, err
+	}
+	uses := map[string]map[famKey]bool{}
+	var models []string
+	for _, pt := range p.Points {
+		if pt.Op.Kind != GEMM {
+			continue
+		}
+		if uses[pt.Model] == nil {
+			uses[pt.Model] = map[famKey]bool{}
+			models = append(models, pt.Model)
+		}
+		uses[pt.Model][famKeyOf(normalize(pt.Op))] = true
+	}
+	errs := map[string][]float64{}
+	if len(models) < 2 {
+		return nil, errors.New("gpu: HeldOutByModel needs GEMM shapes of at least two models")
+	}
+	for _, name := range models {
+		u := uses[name]
+		v.holdOut(GEMM, func(s sample) bool { return u[famKeyOf(s.op)] }, errs)
+	}
+	return v.stats(errs), nil
+}
+
+// holdOut refits kind k without the samples out selects and records the
+// relative errors of predicting them.
+func (v *validation) holdOut(k OpKind, out func(sample) bool, errs map[string][]float64) {
+	var rest, held []sample
+	for _, s := range v.samples[k] {
+		if out(s) {
+			held = append(held, s)
+		} else {
+			rest = append(rest, s)
+		}
+	}
+	if len(held) == 0 || len(rest) == 0 {
+		return
+	}
+	tb := buildTable(k, rest, v.m.tables[k].roof)
+	for _, s := range held {
+		errs[v.file[k]] = append(errs[v.file[k]], relErr(v.predictWith(tb, s.op), s.t))
+	}
+}

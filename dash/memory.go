@@ -1,0 +1,218 @@
+package dash
+
+import (
+	"errors"
+	"fmt"
+	"math"
+
+	"github.com/dashlab/dashlab/dash/unit"
+)
+
+// SRAMSpec is a banked base-die SRAM organised as transfer regions that
+// alternate between being filled and being drained (double buffering).
+type SRAMSpec struct {
+	// Regions is the number of transfer regions (the paper: 2).
+	Regions int `yaml:"regions"`
+	// RegionSize is the usable data capacity of one region (HBF: 8 MiB, one
+	// stack-local page wave; HBM relay: 4 MiB, half a page wave).
+	RegionSize unit.Bytes `yaml:"region_size"`
+	// ECCOverheadPct is the check-bit storage as a percentage of data storage
+	// (the paper: 12.5, eight check bits per 64 data bits).
+	ECCOverheadPct float64 `yaml:"ecc_overhead_pct"`
+}
+
+// Usable is the data capacity of all regions.
+func (s SRAMSpec) Usable() unit.Bytes { return unit.Bytes(s.Regions) * s.RegionSize }
+
+// Physical is the usable capacity plus ECC storage (HBF: 18 MiB; HBM: 9 MiB).
+func (s SRAMSpec) Physical() unit.Bytes {
+	return s.Usable() + unit.Bytes(math.Round(float64(s.Usable())*s.ECCOverheadPct/100))
+}
+
+func (s SRAMSpec) validate(field string) []error {
+	var errs []error
+	if s.Regions < 1 {
+		errs = append(errs, fmt.Errorf("%s.regions = %d: must be at least 1", field, s.Regions))
+	}
+	if s.RegionSize <= 0 {
+		errs = append(errs, fmt.Errorf("%s.region_size = %v: must be positive", field, s.RegionSize))
+	}
+	if s.ECCOverheadPct < 0 || math.IsNaN(s.ECCOverheadPct) {
+		errs = append(errs, fmt.Errorf("%s.ecc_overhead_pct = %v: must not be negative", field, s.ECCOverheadPct))
+	}
+	return errs
+}
+
+// HBMSpec is one HBM stack with its base die.
+type HBMSpec struct {
+	// Capacity is the stack's DRAM capacity (HBM3E: 24 GB).
+	Capacity unit.Bytes `yaml:"capacity"`
+	// ArrayBandwidth is the rate at which the stack's DRAM can be read or
+	// written (Micron HBM3E product brief: more than 1.2 TB/s per stack).
+	// Relay traffic bypasses the array and does not use it.
+	ArrayBandwidth unit.BytesPerSecond `yaml:"array_bandwidth"`
+	// RelaySRAM is the base-die SRAM that stages Relay-path chunks from HBF
+	// (2 x 4 MiB + ECC = 9 MiB physical).
+	RelaySRAM SRAMSpec `yaml:"relay_sram"`
+}
+
+// Validate reports every bad field of the HBM spec.
+func (h HBMSpec) Validate() error {
+	var errs []error
+	if h.Capacity <= 0 {
+		errs = append(errs, fmt.Errorf("hbm.capacity = %v: must be positive", h.Capacity))
+	}
+	if h.ArrayBandwidth <= 0 || math.IsNaN(float64(h.ArrayBandwidth)) {
+		errs = append(errs, fmt.Errorf("hbm.array_bandwidth = %v: must be positive", h.ArrayBandwidth))
+	}
+	errs = append(errs, h.RelaySRAM.validate("hbm.relay_sram")...)
+	return errors.Join(errs...)
+}
+
+// HBFSpec is one High-Bandwidth Flash stack: NAND core dies on a logic base
+// die with a controller, a scheduler and banked transfer SRAM.
+type HBFSpec struct {
+	// Capacity is the stack's NAND capacity (the paper, after SanDisk: 512 GB).
+	Capacity unit.Bytes `yaml:"capacity"`
+	// Dies is the number of NAND core dies in the stack (16).
+	Dies int `yaml:"dies"`
+	// PlanesPerDie is the number of planes per die (32).
+	PlanesPerDie int `yaml:"planes_per_die"`
+	// SubarraysPerPlane is the number of independently accessible subarrays
+	// per plane (the paper assumes 4).
+	SubarraysPerPlane int `yaml:"subarrays_per_plane"`
+	// PageSize is the NAND page (4 KiB).
+	PageSize unit.Bytes `yaml:"page_size"`
+	// TRead is the page sensing latency t_R (3 us nominal; the paper sweeps
+	// 1-32 us).
+	TRead unit.Duration `yaml:"t_read"`
+	// TProg is the page program latency t_PROG (100 us nominal).
+	TProg unit.Duration `yaml:"t_prog"`
+	// CacheRead is true when a plane can sense its next page while the
+	// previous page is still being moved out of its page buffer (NAND cache
+	// read, as in the KIOXIA datasheet the paper cites). Then the array
+	// delivers one page wave per t_R; without it, one per t_R plus the TSV
+	// transfer of the wave.
+	CacheRead bool `yaml:"cache_read"`
+	// TSVBandwidth is the rate of the shared through-silicon-via bus that
+	// fills the base-die SRAM from the core dies.
+	TSVBandwidth unit.BytesPerSecond `yaml:"tsv_bandwidth"`
+	// SRAM is the base-die transfer SRAM (2 x 8 MiB + ECC = 18 MiB physical).
+	SRAM SRAMSpec `yaml:"sram"`
+}
+
+// PageWave is the data one t_R senses across every die, plane and subarray
+// of the stack: 16 x 32 x 4 x 4 KiB = 8 MiB by default.
+func (h HBFSpec) PageWave() unit.Bytes {
+	return unit.Bytes(h.Dies*h.PlanesPerDie*h.SubarraysPerPlane) * h.PageSize
+}
+
+// ArrayReadBandwidth is the sustained rate at which the NAND array can
+// produce page waves: PageWave / t_R with cache read, otherwise
+// PageWave / (t_R + the TSV transfer of one wave).
+func (h HBFSpec) ArrayReadBandwidth() unit.BytesPerSecond {
+	period := h.TRead
+	if !h.CacheRead {
+		period += unit.TransferTime(h.PageWave(), h.TSVBandwidth)
+	}
+	return unit.Rate(h.PageWave(), period)
+}
+
+// Validate reports every bad field of the HBF spec.
+func (h HBFSpec) Validate() error {
+	var errs []error
+	if h.Capacity <= 0 {
+		errs = append(errs, fmt.Errorf("hbf.capacity = %v: must be positive", h.Capacity))
+	}
+	for _, p := range []struct {
+		name string
+		v    int
+	}{{"dies", h.Dies}, {"planes_per_die", h.PlanesPerDie}, {"subarrays_per_plane", h.SubarraysPerPlane}} {
+		if p.v < 1 {
+			errs = append(errs, fmt.Errorf("hbf.%s = %d: must be at least 1", p.name, p.v))
+		}
+	}
+	if h.PageSize <= 0 {
+		errs = append(errs, fmt.Errorf("hbf.page_size = %v: must be positive", h.PageSize))
+	}
+	if h.TRead <= 0 {
+		errs = append(errs, fmt.Errorf("hbf.t_read = %v: must be positive", h.TRead))
+	}
+	if h.TProg <= 0 {
+		errs = append(errs, fmt.Errorf("hbf.t_prog = %v: must be positive", h.TProg))
+	}
+	if h.TSVBandwidth <= 0 || math.IsNaN(float64(h.TSVBandwidth)) {
+		errs = append(errs, fmt.Errorf("hbf.tsv_bandwidth = %v: must be positive", h.TSVBandwidth))
+	}
+	errs = append(errs, h.SRAM.validate("hbf.sram")...)
+	if len(errs) == 0 && h.SRAM.RegionSize < h.PageWave() {
+		errs = append(errs, fmt.Errorf("hbf.sram.region_size = %v: smaller than one page wave (%v = dies x planes x subarrays x page)",
+			h.SRAM.RegionSize, h.PageWave()))
+	}
+	return errors.Join(errs...)
+}
+
+// LinkSpec is one UCIe die-to-die link (one direction's figures; links are
+// full duplex and each direction is modelled separately).
+type LinkSpec struct {
+	// Modules is the number of UCIe-A modules ganged into one logical link (4).
+	Modules int `yaml:"modules"`
+	// LanesPerModule is the data lanes per module (64).
+	LanesPerModule int `yaml:"lanes_per_module"`
+	// GTPerSecond is the per-lane rate in gigatransfers per second (64).
+	GTPerSecond float64 `yaml:"gt_per_second"`
+	// Usable is the streaming bandwidth per direction after link and
+	// implementation losses (1.6 TB/s: about 22% headroom below raw).
+	Usable unit.BytesPerSecond `yaml:"usable"`
+	// EnergyLow and EnergyHigh bracket the UCIe 3.0 UCIe-A energy-efficiency
+	// targets (0.5 pJ/bit at 0.5 V, 0.6 pJ/bit at 0.7 V).
+	EnergyLow  unit.JoulesPerBit `yaml:"energy_low"`
+	EnergyHigh unit.JoulesPerBit `yaml:"energy_high"`
+	// ModuleWidthMM is the die-edge width of one UCIe-A module (0.389 mm).
+	ModuleWidthMM float64 `yaml:"module_width_mm"`
+}
+
+// Raw is the raw per-direction link rate: modules x lanes x GT/s, one bit
+// per transfer per lane (4 x 64 x 64 GT/s = 2.048 TB/s).
+func (l LinkSpec) Raw() unit.BytesPerSecond {
+	return unit.BytesPerSecond(float64(l.Modules*l.LanesPerModule) * l.GTPerSecond * 1e9 / 8)
+}
+
+// Headroom is the fraction of the raw rate left for link and implementation
+// losses (about 0.22).
+func (l LinkSpec) Headroom() float64 { return 1 - float64(l.Usable)/float64(l.Raw()) }
+
+// PowerRange is the link power per fully used direction at the usable rate,
+// at the low and high energy-efficiency targets (6.4-7.7 W).
+func (l LinkSpec) PowerRange() (low, high unit.Watts) {
+	return unit.Power(l.Usable, l.EnergyLow), unit.Power(l.Usable, l.EnergyHigh)
+}
+
+// EdgeWidthMM is the die-edge width of the link's modules at one endpoint.
+func (l LinkSpec) EdgeWidthMM() float64 { return float64(l.Modules) * l.ModuleWidthMM }
+
+// Validate reports every bad field of the link spec.
+func (l LinkSpec) Validate() error {
+	var errs []error
+	if l.Modules < 1 {
+		errs = append(errs, fmt.Errorf("link.modules = %d: must be at least 1", l.Modules))
+	}
+	if l.LanesPerModule < 1 {
+		errs = append(errs, fmt.Errorf("link.lanes_per_module = %d: must be at least 1", l.LanesPerModule))
+	}
+	if !(l.GTPerSecond > 0) {
+		errs = append(errs, fmt.Errorf("link.gt_per_second = %v: must be positive", l.GTPerSecond))
+	}
+	if !(l.Usable > 0) {
+		errs = append(errs, fmt.Errorf("link.usable = %v: must be positive", l.Usable))
+	} else if len(errs) == 0 && l.Usable > l.Raw() {
+		errs = append(errs, fmt.Errorf("link.usable = %v: exceeds the raw rate %v (modules x lanes x GT/s / 8)", l.Usable, l.Raw()))
+	}
+	if l.EnergyLow < 0 || l.EnergyHigh < l.EnergyLow {
+		errs = append(errs, fmt.Errorf("link.energy_low/energy_high = %v/%v: need 0 <= low <= high", l.EnergyLow, l.EnergyHigh))
+	}
+	if l.ModuleWidthMM < 0 {
+		errs = append(errs, fmt.Errorf("link.module_width_mm = %v: must not be negative", l.ModuleWidthMM))
+	}
+	return errors.Join(errs...)
+}

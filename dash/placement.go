@@ -1,0 +1,177 @@
+package dash
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/dashlab/dashlab/dash/unit"
+)
+
+// Plan is where the model's weights and the workload's KV cache live. It
+// follows the paper's section V-A:
+//
+//   - Expert weights (routed and shared) live in HBF only. Each expert is
+//     striped evenly over every HBF stack, and within a stack over all of its
+//     dies, planes and subarrays, so that one selected expert can be read at
+//     the full page-wave rate of every stack and either route set (Direct or
+//     Relay) can carry it whole.
+//   - Non-expert weights that every token reads (attention projections,
+//     per-layer norms, routers, dense FFN layers, the final norm and the LM
+//     head) are replicated: one copy striped over the HBF stacks and one copy
+//     split evenly over the HBM stacks, so that a read can use the HBM and HBF
+//     paths in parallel. When HBM cannot hold every replica next to the
+//     activation workspace and the decode-KV budget, classes are replicated in
+//     order of reuse per byte (attention, norms and routers, dense FFN, LM
+//     head) and the rest stays in HBF only; Notes says which.
+//   - The embedding table lives in HBF only: a step gathers just B rows.
+//   - Multi-token-prediction layers live in HBF only: stored, never executed.
+//   - KV cache: the prefill KV goes to HBF (direct prefill write); decode KV
+//     is appended in HBM up to the decode-KV budget (HBM capacity less the
+//     replicas and the workspace); what exceeds the budget spills to HBF by
+//     HBM-to-HBF writeback.
+//   - The activation workspace of the largest pass (the prefill of B x L_in
+//     tokens) is reserved in HBM; see [Workspace].
+//
+// A plan whose data exceed the HBF capacity, or whose workspace exceeds the
+// HBM capacity, is refused with an error that says "does not fit" and names
+// the model, the bytes needed and the bytes available.
+type Plan struct {
+	// HBM and HBF are the per-stack usage (stacks are used evenly).
+	HBM, HBF StackUse
+	// HBMStacks and HBFStacks are the stack counts.
+	HBMStacks, HBFStacks int
+	// Replicated lists the classes with a copy in HBM as well as in HBF.
+	Replicated []TensorClass
+	// ReplicatedBytes is the size of one copy of the replicated classes.
+	ReplicatedBytes unit.Bytes
+	// HBFOnlyBytes is the size of the weights that live in HBF only.
+	HBFOnlyBytes unit.Bytes
+	// KV is the KV-cache placement.
+	KV KVPlan
+	// Notes explains choices the planner made (partial replication).
+	Notes []string
+}
+
+// StackUse is what one stack holds.
+type StackUse struct {
+	Capacity  unit.Bytes
+	Weights   unit.Bytes
+	KV        unit.Bytes
+	Workspace unit.Bytes
+}
+
+// Free is the capacity left.
+func (s StackUse) Free() unit.Bytes { return s.Capacity - s.Weights - s.KV - s.Workspace }
+
+// KVPlan is the KV-cache placement of a fixed-batch workload.
+type KVPlan struct {
+	// BytesPerToken is one token's KV over all layers.
+	BytesPerToken unit.Bytes
+	// Prefill is the KV of the B prompts, written to HBF.
+	Prefill unit.Bytes
+	// Decode is the KV of the B x L_out generated tokens.
+	Decode unit.Bytes
+	// HBMBudget is the package-wide decode-KV budget in HBM.
+	HBMBudget unit.Bytes
+	// DecodeInHBM is the part of Decode that stays in HBM; Spill the part
+	// written back to HBF.
+	DecodeInHBM, Spill unit.Bytes
+}
+
+// replicationOrder is the order in which non-expert classes get an HBM copy.
+var replicationOrder = [][]TensorClass{
+	{ClassAttention},
+	{ClassNorm, ClassRouter, ClassFinalNorm},
+	{ClassDenseFFN},
+	{ClassLMHead},
+}
+
+// Workspace is the HBM reserved for the activations of one forward pass of
+// tokens tokens: the residual stream, the normalised input, the attention
+// output and the block output (4 x hidden), plus the widest FFN intermediate
+// a token produces (gate and up outputs: 2 x max(dense width, top_k x expert
+// width + shared width)), all in BF16.
+func Workspace(m ModelSpec, tokens int) unit.Bytes {
+	ffn := max(m.FFN.DenseIntermediate, m.FFN.TopK*m.FFN.MoEIntermediate+m.FFN.SharedIntermediate)
+	perToken := 4*m.HiddenSize + 2*ffn
+	return unit.Bytes(tokens) * unit.Bytes(perToken) * BF16.Size()
+}
+
+func planPlacement(e *experiment) (Plan, error) {
+	m, s, w, f := e.model, e.system, e.workload, e.footprint
+	n := s.Topology.Pairs
+	p := Plan{HBMStacks: n, HBFStacks: n}
+
+	classBytes := map[TensorClass]unit.Bytes{}
+	for _, t := range e.inventory.Tensors {
+		if !t.MTP {
+			classBytes[t.Class] += t.Bytes()
+		}
+	}
+
+	p.KV.BytesPerToken = f.KVBytesPerTokenPerLayer * unit.Bytes(m.NumLayers)
+	p.KV.Prefill = unit.Bytes(w.Batch) * unit.Bytes(w.Prompt) * p.KV.BytesPerToken
+	p.KV.Decode = unit.Bytes(w.Batch) * unit.Bytes(w.Output) * p.KV.BytesPerToken
+	workspace := Workspace(m, w.Batch*w.Prompt)
+
+	hbmCap := s.HBMCapacity()
+	if workspace > hbmCap {
+		return Plan{}, fmt.Errorf("model %s does not fit system %s: the activation workspace of a %d-token prefill needs %v of HBM, %v available",
+			m.ID, s.ID, w.Batch*w.Prompt, workspace, hbmCap)
+	}
+	// Replicate whole classes in order while they leave room for the
+	// workspace and the decode KV (or, if the decode KV is larger than HBM
+	// can ever hold, while they fit at all: the excess spills anyway).
+	room := hbmCap - workspace
+	reserveKV := min(p.KV.Decode, room)
+	for _, group := range replicationOrder {
+		var size unit.Bytes
+		for _, c := range group {
+			size += classBytes[c]
+		}
+		if size == 0 {
+			continue
+		}
+		if p.ReplicatedBytes+size+reserveKV > room {
+			p.Notes = append(p.Notes, fmt.Sprintf("%v (%v) not replicated in HBM: %v of HBM left after the workspace and decode KV",
+				group, size, room-reserveKV-p.ReplicatedBytes))
+			continue
+		}
+		p.ReplicatedBytes += size
+		p.Replicated = append(p.Replicated, group...)
+	}
+	p.HBFOnlyBytes = f.Bytes - p.ReplicatedBytes // includes experts, embedding, MTP
+
+	p.KV.HBMBudget = room - p.ReplicatedBytes
+	p.KV.DecodeInHBM = min(p.KV.Decode, p.KV.HBMBudget)
+	p.KV.Spill = p.KV.Decode - p.KV.DecodeInHBM
+
+	hbfNeed := f.Bytes + p.KV.Prefill + p.KV.Spill
+	if hbfCap := s.HBFCapacity(); hbfNeed > hbfCap {
+		return Plan{}, fmt.Errorf("model %s does not fit system %s: HBF needs %v (weights %v + KV %v), %v available (%d x %v)",
+			m.ID, s.ID, hbfNeed, f.Bytes, p.KV.Prefill+p.KV.Spill, hbfCap, n, s.HBF.Capacity)
+	}
+	per := func(b unit.Bytes) unit.Bytes { return (b + unit.Bytes(n) - 1) / unit.Bytes(n) }
+	p.HBM = StackUse{Capacity: s.HBM.Capacity, Weights: per(p.ReplicatedBytes), KV: per(p.KV.DecodeInHBM), Workspace: per(workspace)}
+	p.HBF = StackUse{Capacity: s.HBF.Capacity, Weights: per(f.Bytes), KV: per(p.KV.Prefill + p.KV.Spill)}
+	return p, nil
+}
+
+// IsReplicated reports whether class c has a copy in HBM.
+func (p Plan) IsReplicated(c TensorClass) bool { return slices.Contains(p.Replicated, c) }
+
+func (p Plan) clone() Plan {
+	c := p
+	c.Replicated = slices.Clone(p.Replicated)
+	c.Notes = slices.Clone(p.Notes)
+	return c
+}
+
+func (inv Inventory) clone() Inventory {
+	c := inv
+	c.Tensors = slices.Clone(inv.Tensors)
+	for i := range c.Tensors {
+		c.Tensors[i].Shape = slices.Clone(inv.Tensors[i].Shape)
+	}
+	return c
+}

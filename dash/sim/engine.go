@@ -1,0 +1,596 @@
+package sim
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/dashlab/dashlab/dash"
+	"github.com/dashlab/dashlab/dash/unit"
+)
+
+// config is what the engine needs of an experiment's memory system.
+type config struct {
+	pairs      int
+	seg        unit.Bytes // transfer chunk: one relay region, half a page wave
+	page       unit.Bytes
+	wavePages  int // pages sensed by one t_R across the stack
+	hbfSlots   int // HBF SRAM capacity in segments
+	relaySlots int // relay SRAM capacity in segments
+	tR, tProg  Time
+	cacheRead  bool
+	link, tsv  unit.BytesPerSecond
+	hbmRate    unit.BytesPerSecond
+	direct     bool // GPU-HBF path
+	relay      bool // HBM-HBF path with GPU-HBM
+	dualPath   bool // experts may use both route sets
+	parallel   bool // replicated data may be read from HBM and HBF at once
+	arrayRead  unit.BytesPerSecond
+}
+
+func newConfig(e dash.Experiment) (config, error) {
+	s := e.System()
+	ex := e.Execution()
+	h := s.HBF
+	c := config{
+		pairs:     s.Topology.Pairs,
+		seg:       s.HBM.RelaySRAM.RegionSize,
+		page:      h.PageSize,
+		wavePages: h.Dies * h.PlanesPerDie * h.SubarraysPerPlane,
+		tR:        h.TRead, tProg: h.TProg, cacheRead: h.CacheRead,
+		link: s.Link.Usable, tsv: h.TSVBandwidth, hbmRate: s.HBM.ArrayBandwidth,
+		direct: s.Topology.Direct(), relay: s.Topology.Relay(),
+		arrayRead: h.ArrayReadBandwidth(),
+	}
+	c.dualPath = c.direct && c.relay && !ex.NoDualPath
+	c.parallel = !ex.NoParallelRead
+	if c.seg > h.PageWave() {
+		c.seg = h.PageWave()
+	}
+	c.hbfSlots = int(h.SRAM.Usable() / c.seg)
+	c.relaySlots = int(s.HBM.RelaySRAM.Usable() / c.seg)
+	if c.hbfSlots < 1 || c.relaySlots < 1 {
+		return c, fmt.Errorf("SRAM smaller than one transfer chunk (%v)", c.seg)
+	}
+	return c, nil
+}
+
+// segPages is the number of NAND pages a segment of b bytes occupies.
+func (c *config) segPages(b unit.Bytes) int { return int((b + c.page - 1) / c.page) }
+
+// opState is the progress of one GPU operator of the current pass.
+type opState struct {
+	started     bool
+	start       Time
+	streams     []int32 // streams it consumes
+	computeDone Time    // start + compute
+	pending     int     // consumed streams not fully delivered
+	total       unit.Bytes
+	lastBytes   unit.Bytes
+	prefetched  bool // predictable HBF data issued
+	routedDone  bool // selected experts issued
+}
+
+// engine is one simulation. It is single-threaded and deterministic.
+type engine struct {
+	cfg     config
+	now     Time
+	seq     uint64
+	q       eventQueue
+	hbf     []hbfStack
+	hbm     []hbmStack
+	links   [][numLinkDirs]server
+	streams []stream
+	// the pass in flight
+	pass          *pass
+	ops           []opState
+	pc            int
+	writesPending int
+	passEnded     bool
+	st            stats
+	trace         *traceRec
+	noJump        bool
+	jmp           jumper
+	active        []int32 // unfinished streams, in creation order
+	maxOp         int     // highest operator index with streams or prefetches
+	processed     int64   // events actually handled
+	replayed      int     // passes replayed from the memo
+}
+
+func newEngine(c config) *engine {
+	e := &engine{cfg: c}
+	e.hbf = make([]hbfStack, c.pairs)
+	for i := range e.hbf {
+		e.hbf[i].slotsFree = c.hbfSlots
+		e.hbf[i].relayFree = c.relaySlots
+	}
+	e.hbm = make([]hbmStack, c.pairs)
+	e.links = make([][numLinkDirs]server, c.pairs)
+	e.st.classTime = make([]classStats, numClasses)
+	return e
+}
+
+func (e *engine) schedule(t Time, k evKind, stack, stream int32, b unit.Bytes) {
+	e.seq++
+	e.q.push(event{t: t, seq: e.seq, kind: k, stack: stack, stream: stream, bytes: b})
+}
+
+func (e *engine) xfer(b unit.Bytes, r unit.BytesPerSecond) Time { return unit.TransferTime(b, r) }
+
+// newStream registers a stream and returns its index.
+func (e *engine) newStream(r route, stack int, consumer int, total unit.Bytes) int32 {
+	e.changed()
+	e.streams = append(e.streams, stream{route: r, stack: int32(stack), consumer: int32(consumer), total: total, toIssue: total})
+	e.active = append(e.active, int32(len(e.streams)-1))
+	if consumer > e.maxOp {
+		e.maxOp = consumer
+	}
+	e.st.requested[r] += total
+	if consumer >= 0 {
+		e.ops[consumer].pending++
+		e.ops[consumer].total += total
+		e.ops[consumer].streams = append(e.ops[consumer].streams, int32(len(e.streams)-1))
+		e.streams[len(e.streams)-1].started = e.ops[consumer].started
+	} else {
+		e.writesPending++
+	}
+	return int32(len(e.streams) - 1)
+}
+
+// ---- HBF reads -------------------------------------------------------
+
+// enqueueReads adds a group of HBF read runs to a stack's queue.
+func (e *engine) enqueueReads(stack int, runs []readRun) {
+	if len(runs) == 0 {
+		return
+	}
+	s := &e.hbf[stack]
+	s.readQ = append(s.readQ, readGroup{runs: runs})
+	e.kickArray(stack)
+}
+
+func (e *engine) runFor(id int32, total unit.Bytes) readRun {
+	return readRun{stream: id, full: int(total / e.cfg.seg), last: total % e.cfg.seg}
+}
+
+// kickArray starts the next sense or program if the array can.
+func (e *engine) kickArray(stack int) {
+	s := &e.hbf[stack]
+	if s.arrayBusy || len(s.dataReg) > 0 || (!e.cfg.cacheRead && len(s.cacheReg) > 0) {
+		return
+	}
+	haveRead := len(s.readQ) > 0
+	haveProg := len(s.progPending) > 0
+	if !haveRead && !haveProg {
+		return
+	}
+	// A complete program wave goes first: it holds SRAM slots that reads
+	// need, and decode-phase reads are rarely waiting behind it.
+	if haveProg {
+		w := s.progPending[0]
+		s.progPending = s.progPending[1:]
+		s.programming = w.parts
+		tsvEnd := s.tsv.reserve(e.now, e.xfer(w.bytes, e.cfg.tsv), w.bytes)
+		s.arrayBusy, s.arrayUntil = true, tsvEnd+e.cfg.tProg
+		s.progBusy += e.cfg.tProg
+		s.programs++
+		e.schedule(tsvEnd, evProgTSVDone, int32(stack), -1, unit.Bytes(w.slots))
+		e.schedule(s.arrayUntil, evArrayDone, int32(stack), -1, 0)
+		return
+	}
+	// Form a page wave from the queue head, round-robin over its runs.
+	pages := 0
+	var wave []seg
+	for len(s.readQ) > 0 {
+		g := &s.readQ[0]
+		progress := false
+		for range len(g.runs) {
+			r := &g.runs[g.next]
+			g.next = (g.next + 1) % len(g.runs)
+			if r.empty() {
+				continue
+			}
+			b := e.cfg.seg
+			if r.full == 0 {
+				b = r.last
+			}
+			need := e.cfg.segPages(b)
+			if pages > 0 && pages+need > e.cfg.wavePages {
+				goto sense
+			}
+			if r.full > 0 {
+				r.full--
+			} else {
+				r.last = 0
+			}
+			wave = append(wave, seg{stream: r.stream, bytes: b})
+			pages += need
+			progress = true
+			if pages >= e.cfg.wavePages {
+				goto sense
+			}
+		}
+		if !progress { // group exhausted
+			s.readQ = s.readQ[1:]
+		}
+	}
+sense:
+	// Drop exhausted groups at the head.
+	for len(s.readQ) > 0 && groupEmpty(&s.readQ[0]) {
+		s.readQ = s.readQ[1:]
+	}
+	if len(wave) == 0 {
+		return
+	}
+	s.arrayBusy, s.arrayUntil = true, e.now+e.cfg.tR
+	s.senseBusy += e.cfg.tR
+	s.waves++
+	s.dataReg = wave
+	e.schedule(s.arrayUntil, evArrayDone, int32(stack), 1, 0)
+}
+
+func groupEmpty(g *readGroup) bool {
+	for _, r := range g.runs {
+		if !r.empty() {
+			return false
+		}
+	}
+	return true
+}
+
+// onArrayDone: a sense put its wave in the data register (stream=1), or a
+// program finished (stream=-1).
+func (e *engine) onArrayDone(stack int, sensed bool) {
+	s := &e.hbf[stack]
+	s.arrayBusy = false
+	if sensed {
+		e.moveToCache(stack)
+	} else {
+		parts := s.programming
+		s.programming = nil
+		for _, p := range parts {
+			e.deliver(p.stream, p.bytes)
+		}
+	}
+	e.kickArray(stack)
+}
+
+// moveToCache moves the data register into the (empty) cache register and
+// starts its TSV transfers.
+func (e *engine) moveToCache(stack int) {
+	s := &e.hbf[stack]
+	if len(s.dataReg) == 0 || len(s.cacheReg) > 0 {
+		return
+	}
+	s.cacheReg, s.dataReg = s.dataReg, nil
+	s.cacheNext, s.cacheDone = 0, 0
+	e.kickTSV(stack)
+}
+
+// kickTSV books the TSV for the cache-register segments, in order, while
+// HBF SRAM slots are free (the TSV is a FIFO server, so later bookings
+// queue behind earlier ones).
+func (e *engine) kickTSV(stack int) {
+	s := &e.hbf[stack]
+	for !s.tsvWait && s.cacheNext < len(s.cacheReg) {
+		sg := s.cacheReg[s.cacheNext]
+		if !e.takeSlot(stack, slotReq{kind: slotTSVRead, seg: sg}) {
+			s.tsvWait = true
+			return
+		}
+		e.startTSV(stack, sg)
+	}
+}
+
+func (e *engine) startTSV(stack int, sg seg) {
+	s := &e.hbf[stack]
+	s.cacheNext++
+	end := s.tsv.reserve(e.now, e.xfer(sg.bytes, e.cfg.tsv), sg.bytes)
+	e.schedule(end, evTSVDone, int32(stack), sg.stream, sg.bytes)
+}
+
+// takeSlot grants an HBF SRAM slot now or queues the request.
+func (e *engine) takeSlot(stack int, r slotReq) bool {
+	s := &e.hbf[stack]
+	if s.slotsFree > 0 && len(s.slotWait) == 0 {
+		s.slotsFree--
+		return true
+	}
+	if r.kind != slotTSVRead { // the TSV request is represented by tsvWait
+		s.slotWait = append(s.slotWait, r)
+	}
+	return false
+}
+
+// releaseSlots frees n HBF SRAM slots and grants waiting requests in order
+// (the TSV first when it waits: it was first to ask).
+func (e *engine) releaseSlots(stack, n int) {
+	s := &e.hbf[stack]
+	s.slotsFree += n
+	for s.slotsFree > 0 {
+		if s.tsvWait {
+			s.tsvWait = false
+			s.slotsFree--
+			e.startTSV(stack, s.cacheReg[s.cacheNext])
+			e.kickTSV(stack)
+			continue
+		}
+		if len(s.slotWait) == 0 {
+			break
+		}
+		r := s.slotWait[0]
+		s.slotWait = s.slotWait[1:]
+		s.slotsFree--
+		switch r.kind {
+		case slotDirectWrite:
+			e.startDirectWrite(stack, r.seg)
+		case slotRelayWrite:
+			e.startRelayWriteDown(stack, r.seg)
+		}
+	}
+}
+
+// onTSVDone: a sensed segment is in HBF SRAM; route it onward.
+func (e *engine) onTSVDone(stack int, sg seg) {
+	s := &e.hbf[stack]
+	s.cacheDone++
+	if s.cacheDone == len(s.cacheReg) { // the cache register is empty again
+		s.cacheReg, s.cacheNext, s.cacheDone = nil, 0, 0
+		e.moveToCache(stack)
+		e.kickArray(stack)
+	}
+	st := &e.streams[sg.stream]
+	switch st.route {
+	case routeDirect:
+		if st.started {
+			e.sendDirect(stack, sg)
+		} else {
+			st.staged = append(st.staged, sg)
+			st.stagedRelay = append(st.stagedRelay, false)
+		}
+	case routeRelay:
+		e.relayHop1(stack, sg)
+	}
+}
+
+func (e *engine) sendDirect(stack int, sg seg) {
+	end := e.links[stack][linkHBFToGPU].reserve(e.now, e.xfer(sg.bytes, e.cfg.link), sg.bytes)
+	e.traceSeg(routeDirect, stack, "GPU<-HBF", e.now, end, sg)
+	e.schedule(end, evDirectDone, int32(stack), sg.stream, sg.bytes)
+}
+
+func (e *engine) relayHop1(stack int, sg seg) {
+	s := &e.hbf[stack]
+	if s.relayFree > 0 && len(s.relayWait) == 0 && len(s.rwWait) == 0 {
+		s.relayFree--
+		e.startRelayHop1(stack, sg)
+		return
+	}
+	s.relayWait = append(s.relayWait, sg)
+}
+
+func (e *engine) startRelayHop1(stack int, sg seg) {
+	end := e.links[stack][linkHBFToHBM].reserve(e.now, e.xfer(sg.bytes, e.cfg.link), sg.bytes)
+	e.traceSeg(routeRelay, stack, "HBF->HBM", e.now, end, sg)
+	e.schedule(end, evUpDone, int32(stack), sg.stream, sg.bytes)
+}
+
+// onUpDone: a relayed segment left HBF SRAM and sits in relay SRAM.
+func (e *engine) onUpDone(stack int, sg seg) {
+	e.releaseSlots(stack, 1)
+	st := &e.streams[sg.stream]
+	if st.started {
+		e.relayHop2(stack, sg)
+	} else {
+		st.staged = append(st.staged, sg)
+		st.stagedRelay = append(st.stagedRelay, true)
+	}
+}
+
+func (e *engine) relayHop2(stack int, sg seg) {
+	end := e.links[stack][linkHBMToGPU].reserve(e.now, e.xfer(sg.bytes, e.cfg.link), sg.bytes)
+	e.traceSeg(routeRelay, stack, "GPU<-HBM", e.now, end, sg)
+	e.schedule(end, evFwdDone, int32(stack), sg.stream, sg.bytes)
+}
+
+// releaseRelay frees a relay slot and grants waiters: relay writes and
+// relay reads in arrival order (reads first on ties).
+func (e *engine) releaseRelay(stack int) {
+	s := &e.hbf[stack]
+	s.relayFree++
+	for s.relayFree > 0 {
+		switch {
+		case len(s.relayWait) > 0:
+			sg := s.relayWait[0]
+			s.relayWait = s.relayWait[1:]
+			s.relayFree--
+			e.startRelayHop1(stack, sg)
+		case len(s.rwWait) > 0:
+			sg := s.rwWait[0]
+			s.rwWait = s.rwWait[1:]
+			s.relayFree--
+			e.startRelayWriteLink(stack, sg)
+		default:
+			return
+		}
+	}
+}
+
+// ---- HBM reads --------------------------------------------------------
+
+// issueHBMChunk reads the stream's next chunk from DRAM.
+func (e *engine) issueHBMChunk(id int32) {
+	st := &e.streams[id]
+	if st.toIssue <= 0 {
+		return
+	}
+	b := min(st.toIssue, e.cfg.seg)
+	st.toIssue -= b
+	end := e.hbm[st.stack].array.reserve(e.now, e.xfer(b, e.cfg.hbmRate), b)
+	e.schedule(end, evHBMArrayDone, st.stack, id, b)
+}
+
+func (e *engine) onHBMArrayDone(stack int, sg seg) {
+	e.issueHBMChunk(sg.stream)
+	end := e.links[stack][linkHBMToGPU].reserve(e.now, e.xfer(sg.bytes, e.cfg.link), sg.bytes)
+	e.traceSeg(routeHBM, stack, "GPU<-HBM", e.now, end, sg)
+	e.schedule(end, evHBMLinkDone, int32(stack), sg.stream, sg.bytes)
+}
+
+// ---- writes -------------------------------------------------------------
+
+// issueWrite starts the next segment of a write stream.
+func (e *engine) issueWrite(id int32) {
+	st := &e.streams[id]
+	if st.toIssue <= 0 {
+		return
+	}
+	b := min(st.toIssue, e.cfg.seg)
+	st.toIssue -= b
+	sg := seg{stream: id, bytes: b}
+	stack := int(st.stack)
+	switch st.route {
+	case routeDirectWrite:
+		if e.takeSlot(stack, slotReq{kind: slotDirectWrite, seg: sg}) {
+			e.startDirectWrite(stack, sg)
+		}
+	case routeRelayWrite:
+		s := &e.hbf[stack]
+		if s.relayFree > 0 && len(s.relayWait) == 0 && len(s.rwWait) == 0 {
+			s.relayFree--
+			e.startRelayWriteLink(stack, sg)
+		} else {
+			s.rwWait = append(s.rwWait, sg)
+		}
+	case routeHBMWrite:
+		end := e.links[stack][linkGPUToHBM].reserve(e.now, e.xfer(b, e.cfg.link), b)
+		e.schedule(end, evHBMWLinkDone, int32(stack), id, b)
+	}
+}
+
+func (e *engine) startDirectWrite(stack int, sg seg) {
+	end := e.links[stack][linkGPUToHBF].reserve(e.now, e.xfer(sg.bytes, e.cfg.link), sg.bytes)
+	e.traceSeg(routeDirectWrite, stack, "GPU->HBF", e.now, end, sg)
+	e.schedule(end, evWLinkDone, int32(stack), sg.stream, sg.bytes)
+}
+
+func (e *engine) startRelayWriteLink(stack int, sg seg) {
+	end := e.links[stack][linkGPUToHBM].reserve(e.now, e.xfer(sg.bytes, e.cfg.link), sg.bytes)
+	e.schedule(end, evRWLinkDone, int32(stack), sg.stream, sg.bytes)
+}
+
+func (e *engine) onRWLinkDone(stack int, sg seg) {
+	e.issueWrite(sg.stream)
+	if e.takeSlot(stack, slotReq{kind: slotRelayWrite, seg: sg}) {
+		e.startRelayWriteDown(stack, sg)
+	}
+}
+
+func (e *engine) startRelayWriteDown(stack int, sg seg) {
+	end := e.links[stack][linkHBMToHBF].reserve(e.now, e.xfer(sg.bytes, e.cfg.link), sg.bytes)
+	e.schedule(end, evRWDownDone, int32(stack), sg.stream, sg.bytes)
+}
+
+// bufferProgram adds a written segment (in HBF SRAM) to its stream's wave
+// and queues the wave for programming when it is full or the stream ends.
+func (e *engine) bufferProgram(stack int, sg seg) {
+	st := &e.streams[sg.stream]
+	st.progBuf.bytes += sg.bytes
+	st.progBuf.slots++
+	st.progBuf.parts = append(st.progBuf.parts, sg)
+	st.arrived += sg.bytes
+	full := e.cfg.segPages(st.progBuf.bytes) >= e.cfg.wavePages
+	if full || st.arrived == st.total {
+		w := st.progBuf
+		st.progBuf = progWave{}
+		e.hbf[stack].progPending = append(e.hbf[stack].progPending, w)
+		e.kickArray(stack)
+	}
+}
+
+// ---- delivery and operators -----------------------------------------
+
+// deliver records bytes that reached their destination.
+func (e *engine) deliver(id int32, b unit.Bytes) {
+	st := &e.streams[id]
+	st.done += b
+	e.st.delivered[st.route] += b
+	if st.done < st.total {
+		return
+	}
+	st.finished = true
+	e.changed()
+	if k := slices.Index(e.active, id); k >= 0 {
+		e.active = slices.Delete(e.active, k, k+1)
+	}
+	if st.consumer < 0 {
+		e.writesPending--
+		if e.writesPending == 0 && e.pc >= len(e.ops) {
+			e.passEnded = true
+		}
+		return
+	}
+	op := &e.ops[st.consumer]
+	op.pending--
+	op.lastBytes = b
+	if op.pending == 0 && op.started {
+		e.finishOp(int(st.consumer))
+	}
+}
+
+// finishOp schedules the end of an operator whose data have all arrived:
+// Overhead + max(compute, delivery + the compute of the last chunk).
+func (e *engine) finishOp(i int) {
+	op := &e.ops[i]
+	spec := &e.pass.ops[i]
+	tail := Time(0)
+	if op.total > 0 {
+		tail = Time(float64(spec.compute) * float64(op.lastBytes) / float64(op.total))
+	}
+	end := max(op.computeDone, e.now+tail) + spec.overhead
+	e.schedule(end, evOpEnd, -1, int32(i), 0)
+}
+
+func (e *engine) handle(ev event) {
+	stack := int(ev.stack)
+	sg := seg{stream: ev.stream, bytes: ev.bytes}
+	switch ev.kind {
+	case evOpEnd:
+		e.onOpEnd(int(ev.stream))
+	case evArrayDone:
+		e.onArrayDone(stack, ev.stream == 1)
+	case evTSVDone:
+		e.onTSVDone(stack, sg)
+	case evDirectDone:
+		e.releaseSlots(stack, 1)
+		e.deliver(sg.stream, sg.bytes)
+		e.maybeJump()
+	case evUpDone:
+		e.onUpDone(stack, sg)
+	case evFwdDone:
+		e.releaseRelay(stack)
+		e.deliver(sg.stream, sg.bytes)
+		e.maybeJump()
+	case evHBMArrayDone:
+		e.onHBMArrayDone(stack, sg)
+	case evHBMLinkDone:
+		e.deliver(sg.stream, sg.bytes)
+		e.maybeJump()
+	case evWLinkDone:
+		e.issueWrite(sg.stream)
+		e.bufferProgram(stack, sg)
+	case evRWLinkDone:
+		e.onRWLinkDone(stack, sg)
+	case evRWDownDone:
+		e.releaseRelay(stack)
+		e.bufferProgram(stack, sg)
+	case evProgTSVDone:
+		e.releaseSlots(stack, int(ev.bytes))
+	case evHBMWLinkDone:
+		st := &e.streams[sg.stream]
+		e.issueWrite(sg.stream)
+		end := e.hbm[st.stack].array.reserve(e.now, e.xfer(sg.bytes, e.cfg.hbmRate), sg.bytes)
+		e.schedule(end, evHBMWriteDone, ev.stack, ev.stream, ev.bytes)
+	case evHBMWriteDone:
+		e.deliver(sg.stream, sg.bytes)
+	}
+}

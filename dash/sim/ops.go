@@ -1,0 +1,279 @@
+package sim
+
+import (
+	"github.com/dashlab/dashlab/dash/unit"
+)
+
+// shares are the per-stack rates used to split a read over the routes that
+// can carry it, so that all parts finish together when uncontended.
+type shares struct{ hbm, direct, relay float64 }
+
+// readShares returns the split rates for data with an HBM copy (withHBM)
+// and/or HBF copy. HBM reads are limited by the DRAM array and the GPU-HBM
+// link; Direct by the GPU-HBF link and the NAND array; Relay by the
+// HBF-HBM link and by what the GPU-HBM link has left beside HBM reads.
+func (c *config) readShares(withHBM, withHBF bool) shares {
+	var s shares
+	link := float64(c.link)
+	if withHBM {
+		s.hbm = min(float64(c.hbmRate), link)
+	}
+	if !withHBF {
+		return s
+	}
+	ar := float64(c.arrayRead)
+	if c.direct {
+		s.direct = min(link, ar)
+	}
+	if c.relay {
+		s.relay = max(0, min(link, link-s.hbm, ar-s.direct))
+	}
+	if s.direct == 0 && s.relay == 0 && !withHBM { // only a saturated relay: still use it
+		s.relay = min(link, ar)
+	}
+	return s
+}
+
+// splitBytes divides b over the shares, exactly.
+func splitBytes(b unit.Bytes, s shares) (hbm, direct, relay unit.Bytes) {
+	total := s.hbm + s.direct + s.relay
+	if total == 0 || b == 0 {
+		return 0, 0, 0
+	}
+	hbm = unit.Bytes(float64(b) * s.hbm / total)
+	direct = unit.Bytes(float64(b) * s.direct / total)
+	relay = b - hbm - direct
+	if s.relay == 0 { // put rounding leftovers where data may go
+		if s.direct > 0 {
+			direct += relay
+		} else {
+			hbm += relay
+		}
+		relay = 0
+	}
+	return
+}
+
+// perStack divides b evenly over n stacks (the first stacks take the
+// remainder).
+func perStack(b unit.Bytes, n, i int) unit.Bytes {
+	q := b / unit.Bytes(n)
+	if unit.Bytes(i) < b%unit.Bytes(n) {
+		q++
+	}
+	return q
+}
+
+// startOp starts GPU operator i of the pass.
+func (e *engine) startOp(i int) {
+	spec := &e.pass.ops[i]
+	op := &e.ops[i]
+	e.changed()
+	op.started = true
+	op.start = e.now
+	op.computeDone = e.now + spec.compute
+	e.issuePredictable(i)
+	if spec.routedN > 0 && !op.routedDone { // no routing operator ran: issue now
+		e.issueRouted(i)
+	}
+	e.issueAtStart(i)
+	// Data of this operator staged in SRAM may now flow to the GPU.
+	for _, k := range op.streams {
+		st := &e.streams[k]
+		if st.started {
+			continue
+		}
+		st.started = true
+		for j, sg := range st.staged {
+			if st.stagedRelay[j] {
+				e.relayHop2(int(st.stack), sg)
+			} else {
+				e.sendDirect(int(st.stack), sg)
+			}
+		}
+		st.staged, st.stagedRelay = nil, nil
+	}
+	// Prefetch: the predictable HBF data of the next operator that reads
+	// HBF start sensing behind this one's (double buffering in the HBF base
+	// die). The lookahead stops there: data further ahead would sit in SRAM
+	// while the data needed sooner (selected experts, say) wait for space.
+	for j := i + 1; j < len(e.pass.ops); j++ {
+		if next := &e.pass.ops[j]; next.readsHBF() {
+			e.issuePredictable(j)
+			break
+		}
+	}
+	e.traceOp(i, "start")
+	if op.pending == 0 {
+		e.finishOp(i)
+	}
+}
+
+// issuePredictable issues operator i's HBF reads whose addresses are known
+// in advance: its share of replicated weights, HBF-only weights, the
+// HBF-resident KV cache and the shared experts.
+func (e *engine) issuePredictable(i int) {
+	op := &e.ops[i]
+	if op.prefetched {
+		return
+	}
+	op.prefetched = true
+	e.maxOp = max(e.maxOp, i)
+	spec := &e.pass.ops[i]
+	c := &e.cfg
+	n := c.pairs
+	wShares := c.readShares(spec.replicated && spec.weights > 0, true)
+	if spec.replicated && !c.parallel {
+		wShares.direct, wShares.relay = 0, 0
+	}
+	_, wd, wr := splitBytes(spec.weights, wShares)
+	kvShares := c.readShares(spec.kvHBM > 0, true) // HBF KV shares the GPU-HBM link with HBM KV
+	kvShares.hbm = 0
+	_, kd, kr := splitBytes(spec.kvHBF, kvShares)
+	sd, sr := e.assignExperts(spec.sharedN, spec.sharedBytes, 0, 0)
+	for stack := range n {
+		var runs []readRun
+		for _, part := range []struct {
+			r route
+			b unit.Bytes
+		}{{routeDirect, wd + kd + sd}, {routeRelay, wr + kr + sr}} {
+			b := perStack(part.b, n, stack)
+			if b == 0 {
+				continue
+			}
+			id := e.newStream(part.r, stack, i, b)
+			runs = append(runs, e.runFor(id, b))
+		}
+		e.enqueueReads(stack, runs)
+	}
+}
+
+// issueAtStart issues operator i's reads that cannot start before it: HBM
+// reads (the GPU cannot hold data ahead of the operator) and gathers whose
+// addresses come from the previous step.
+func (e *engine) issueAtStart(i int) {
+	spec := &e.pass.ops[i]
+	c := &e.cfg
+	n := c.pairs
+	wShares := c.readShares(spec.replicated && spec.weights > 0, true)
+	if spec.replicated && !c.parallel {
+		wShares.direct, wShares.relay = 0, 0
+	}
+	wh, _, _ := splitBytes(spec.weights, wShares)
+	for stack := range n {
+		if b := perStack(wh+spec.kvHBM, n, stack); b > 0 {
+			id := e.newStream(routeHBM, stack, i, b)
+			e.issueHBMChunk(id)
+		}
+		if b := perStack(spec.gather, n, stack); b > 0 {
+			r := routeDirect
+			if !c.direct {
+				r = routeRelay
+			}
+			id := e.newStream(r, stack, i, b)
+			e.enqueueReads(stack, []readRun{e.runFor(id, b)})
+		}
+		// Asynchronous KV writes: prefill KV to HBF, decode KV to HBM.
+		if b := perStack(spec.kvWriteHBF, n, stack); b > 0 {
+			r := routeDirectWrite
+			if !c.direct {
+				r = routeRelayWrite
+			}
+			e.issueWrite(e.newStream(r, stack, -1, b))
+		}
+		if b := perStack(spec.kvWriteHBM, n, stack); b > 0 {
+			e.issueWrite(e.newStream(routeHBMWrite, stack, -1, b))
+		}
+	}
+}
+
+// issueRouted issues the selected experts of MoE operator i, assigning
+// whole experts to the Direct or Relay route set so that the two finish
+// together (max(T_direct, T_relay) minimal), after the shared experts.
+func (e *engine) issueRouted(i int) {
+	op := &e.ops[i]
+	if op.routedDone {
+		return
+	}
+	op.routedDone = true
+	e.maxOp = max(e.maxOp, i)
+	spec := &e.pass.ops[i]
+	sd, sr := e.assignExperts(spec.sharedN, spec.sharedBytes, 0, 0)
+	d, r := e.assignExperts(spec.routedN, spec.expertSize, sd, sr)
+	n := e.cfg.pairs
+	for stack := range n {
+		var runs []readRun
+		for _, part := range []struct {
+			r route
+			b unit.Bytes
+		}{{routeDirect, d}, {routeRelay, r}} {
+			b := perStack(part.b, n, stack)
+			if b == 0 {
+				continue
+			}
+			id := e.newStream(part.r, stack, i, b)
+			runs = append(runs, e.runFor(id, b))
+		}
+		e.enqueueReads(stack, runs)
+	}
+}
+
+// assignExperts assigns count experts of size bytes each, whole, to the
+// Direct and Relay route sets, given bytes already committed to each, so
+// that the later-finishing set finishes as early as possible (longest
+// processing time first; with equal sizes, each goes to the set that would
+// finish first). It returns the bytes added to each set.
+func (e *engine) assignExperts(count int, size, committedD, committedR unit.Bytes) (direct, relay unit.Bytes) {
+	c := &e.cfg
+	if count == 0 || size == 0 {
+		return 0, 0
+	}
+	if !c.dualPath {
+		if c.direct {
+			return unit.Bytes(count) * size, 0
+		}
+		return 0, unit.Bytes(count) * size
+	}
+	// Both route sets stream at the link rate per stack; the relay set is
+	// not slowed by HBM reads during the MoE block.
+	rd, rr := float64(c.link), float64(c.link)
+	td, tr := float64(committedD)/rd, float64(committedR)/rr
+	for range count {
+		if (td + float64(size)/rd) <= (tr + float64(size)/rr) {
+			direct += size
+			td += float64(size) / rd
+		} else {
+			relay += size
+			tr += float64(size) / rr
+		}
+	}
+	return
+}
+
+// onOpEnd finishes operator i and starts the next.
+func (e *engine) onOpEnd(i int) {
+	spec := &e.pass.ops[i]
+	op := &e.ops[i]
+	e.changed()
+	e.traceOp(i, "end")
+	e.st.account(spec, op, e.now)
+	if spec.routing { // routing complete: the selected experts are known
+		for j := i + 1; j < len(e.pass.ops); j++ {
+			if e.pass.ops[j].routedN > 0 {
+				e.issueRouted(j)
+				break
+			}
+		}
+	}
+	e.pc = i + 1
+	if e.pc < len(e.pass.ops) {
+		e.startOp(e.pc)
+		if l := e.pass.ops[e.pc].layer; l >= 0 && (e.pc == 0 || e.pass.ops[e.pc-1].layer != l) {
+			e.atLayerStart(l)
+		}
+		return
+	}
+	if e.writesPending == 0 {
+		e.passEnded = true
+	}
+}

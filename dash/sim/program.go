@@ -1,0 +1,468 @@
+package sim
+
+import (
+	"hash/maphash"
+	"math"
+	"math/rand/v2"
+
+	"github.com/dashlab/dashlab/dash"
+	"github.com/dashlab/dashlab/dash/gpu"
+	"github.com/dashlab/dashlab/dash/unit"
+)
+
+// OpClass groups GPU operators for the time breakdown.
+type OpClass uint8
+
+// Operator classes.
+const (
+	ClassEmbed     OpClass = iota // token-embedding gather
+	ClassNorm                     // RMSNorms (and the residual adds fused into them)
+	ClassAttnProj                 // QKV / MLA projections and the output projection
+	ClassAttention                // the attention kernel over the KV cache
+	ClassRouter                   // router GEMM and top-k selection
+	ClassDenseFFN                 // dense FFN layers
+	ClassExperts                  // the MoE block: shared and selected routed experts
+	ClassLMHead                   // final norm and LM head
+	numClasses
+)
+
+var classNames = [...]string{"embed", "norm", "attn_proj", "attention", "router", "dense_ffn", "experts", "lm_head"}
+
+// String returns the class name.
+func (c OpClass) String() string {
+	if int(c) < len(classNames) {
+		return classNames[c]
+	}
+	return "class?"
+}
+
+// opSpec is one GPU operator of a pass, with the data it reads and writes.
+type opSpec struct {
+	class OpClass
+	layer int // -1 for model-level operators
+	// compute is the GPU time with operands on chip; overhead the fixed
+	// per-operator time (see package gpu).
+	compute, overhead unit.Duration
+	// weights read by the operator; replicated when they have an HBM copy
+	// (otherwise they live in HBF only).
+	weights    unit.Bytes
+	replicated bool
+	// KV cache read from HBM (decode KV) and from HBF (prefill KV).
+	kvHBM, kvHBF unit.Bytes
+	// KV written asynchronously: the prefill KV to HBF, decode KV to HBM.
+	kvWriteHBF, kvWriteHBM unit.Bytes
+	// gather is data read from HBF whose address is known only at the
+	// operator's start (embedding rows).
+	gather unit.Bytes
+	// MoE block: shared experts (predictable) and selected routed experts
+	// (known when routing completes), each of expertBytes/sharedBytes.
+	sharedN, routedN        int
+	sharedBytes, expertSize unit.Bytes
+	// routing marks the operator whose completion determines the selected
+	// experts of the next MoE operator.
+	routing bool
+}
+
+// readsHBF reports whether the operator reads any HBF-resident data:
+// weights (every weight has an HBF copy), HBF KV, experts or gathered rows.
+func (o *opSpec) readsHBF() bool {
+	return o.weights > 0 || o.kvHBF > 0 || o.sharedN > 0 || o.routedN > 0 || o.gather > 0
+}
+
+// pass is the operator program of one forward pass.
+type pass struct {
+	ops []opSpec
+	// layerEnd[i] is the index of the last operator of decoder layer i.
+	layerEnd []int
+	// layerSig[i] identifies layer i's operators: equal signatures mean
+	// identical operators.
+	layerSig []uint64
+	tokens   int // tokens processed (M)
+	decode   bool
+	// attnIdx[i] is the index of layer i's attention kernel.
+	attnIdx []int
+}
+
+// programBuilder derives operator programs from an experiment.
+type programBuilder struct {
+	m         dash.ModelSpec
+	fp        dash.Footprint
+	plan      dash.Plan
+	layers    []dash.LayerWeights
+	timing    dash.Timing
+	w         dash.WorkloadSpec
+	embedRow  unit.Bytes // bytes of one embedding row
+	headBytes unit.Bytes // LM-head weights
+	headRepl  bool
+	finalNorm unit.Bytes
+	wdt       gpu.DType // stored dtype of projection / expert weights
+	random    bool      // routing draws experts at random (per step and layer)
+	block     int       // paged-KV block in tokens
+	seed      maphash.Seed
+	attnCache map[gpu.Op][2]unit.Duration
+}
+
+func newProgramBuilder(e dash.Experiment) *programBuilder {
+	m := e.Model()
+	inv := e.Inventory()
+	b := &programBuilder{
+		m: m, fp: e.Footprint(), plan: e.Plan(), layers: inv.Layers(m), timing: e.Timing(), w: e.Workload(),
+		seed: maphash.MakeSeed(), block: e.Execution().BlockTokens(), attnCache: map[gpu.Op][2]unit.Duration{},
+	}
+	var embed unit.Bytes
+	for _, t := range inv.Tensors {
+		if t.MTP {
+			continue
+		}
+		switch t.Class {
+		case dash.ClassEmbedding:
+			embed += t.Bytes()
+		case dash.ClassLMHead:
+			b.headBytes += t.Bytes()
+		case dash.ClassFinalNorm:
+			b.finalNorm += t.Bytes()
+		}
+	}
+	b.embedRow = embed / unit.Bytes(max(1, m.VocabSize))
+	b.headRepl = b.plan.IsReplicated(dash.ClassLMHead)
+	if b.headBytes == 0 { // tied embeddings: the head reads the embedding table (HBF only)
+		b.headBytes, b.headRepl = embed, false
+	}
+	switch m.Checkpoint.Layout {
+	case "fp8-mixed":
+		b.wdt = gpu.FP8
+	case "int8-mixed":
+		b.wdt = gpu.INT8
+	}
+	b.random = e.Workload().Routing.EffectiveKind() != dash.RoutingBalanced
+	return b
+}
+
+// decodeKey identifies the decode programs that are identical: with paged
+// KV, every step whose context rounds up to the same block count reads the
+// same blocks and runs the same operators. (Random routing differs per
+// step: no two steps share a key then.)
+func (b *programBuilder) decodeKey(ctx, step int) int {
+	if b.random {
+		return -step
+	}
+	if c := b.m.Attention.ChunkSize; c > 0 && c%b.block != 0 {
+		return ctx
+	}
+	return roundUp(ctx, b.block)
+}
+
+func roundUp(n, k int) int { return (n + k - 1) / k * k }
+
+// predictAttn is Predict for attention kernels, cached (a decode run asks
+// for the same few shapes over and over).
+func (b *programBuilder) predictAttn(op gpu.Op) (compute, overhead unit.Duration) {
+	if v, ok := b.attnCache[op]; ok {
+		return v[0], v[1]
+	}
+	c, o := b.predict(op)
+	b.attnCache[op] = [2]unit.Duration{c, o}
+	return c, o
+}
+
+func (b *programBuilder) predict(op gpu.Op) (compute, overhead unit.Duration) {
+	p := b.timing.Predict(op)
+	return p.Compute, p.Overhead
+}
+
+func (b *programBuilder) gemm(class OpClass, layer, m, k, n int, weights unit.Bytes, repl bool) opSpec {
+	c, o := b.predict(gpu.Op{Kind: gpu.GEMM, M: m, K: k, N: n, WeightDType: b.wdt})
+	return opSpec{class: class, layer: layer, compute: c, overhead: o, weights: weights, replicated: repl}
+}
+
+func (b *programBuilder) norm(layer, m, dim int, weights unit.Bytes, class OpClass) opSpec {
+	c, o := b.predict(gpu.Op{Kind: gpu.RMSNorm, M: m, Dim: dim})
+	return opSpec{class: class, layer: layer, compute: c, overhead: o, weights: weights,
+		replicated: b.plan.IsReplicated(dash.ClassNorm)}
+}
+
+// split divides total into parts proportional to weights, exactly.
+func split(total unit.Bytes, weights ...int64) []unit.Bytes {
+	var sum int64
+	for _, w := range weights {
+		sum += w
+	}
+	out := make([]unit.Bytes, len(weights))
+	var given unit.Bytes
+	for i, w := range weights {
+		if i == len(weights)-1 {
+			out[i] = total - given
+			break
+		}
+		out[i] = unit.Bytes(float64(total) * float64(w) / float64(sum))
+		given += out[i]
+	}
+	return out
+}
+
+// build returns the program of a prefill pass (decode=false, ctx = the
+// prompt length) or of one decode step (decode=true, ctx = tokens in the
+// context including the one being generated). step seeds random routing.
+func (b *programBuilder) build(decode bool, ctx, step int) pass {
+	m, w := b.m, b.w
+	tokens := w.Batch * w.Prompt
+	if decode {
+		tokens = w.Batch
+	}
+	p := pass{tokens: tokens, decode: decode}
+	hidden := m.HiddenSize
+	attnRepl := b.plan.IsReplicated(dash.ClassAttention)
+	embed := opSpec{class: ClassEmbed, layer: -1, gather: unit.Bytes(tokens) * b.embedRow}
+	_, embed.overhead = b.predict(gpu.Op{Kind: gpu.RMSNorm, M: tokens, Dim: hidden})
+	p.ops = append(p.ops, embed)
+	p.attnIdx = make([]int, m.NumLayers)
+	for i := range m.NumLayers {
+		lw := b.layers[i]
+		p.ops = append(p.ops, b.norm(i, tokens, hidden, lw.Norms, ClassNorm))
+		attn := b.attention(i, lw.Attention, attnRepl, tokens, decode, ctx)
+		for k := range attn {
+			if attn[k].class == ClassAttention {
+				p.attnIdx[i] = len(p.ops) + k
+			}
+		}
+		p.ops = append(p.ops, attn...)
+		for range max(0, m.Norm.PerLayer-2) / 2 { // sandwich norms (Grok-1): one after attention
+			p.ops = append(p.ops, b.norm(i, tokens, hidden, 0, ClassNorm))
+		}
+		p.ops = append(p.ops, b.norm(i, tokens, hidden, 0, ClassNorm))
+		if lw.MoE {
+			p.ops = append(p.ops, b.moe(i, lw, tokens, step)...)
+		} else {
+			inter := m.FFN.DenseIntermediate
+			parts := split(lw.DenseFFN, 2, 1)
+			repl := b.plan.IsReplicated(dash.ClassDenseFFN)
+			p.ops = append(p.ops, b.gemm(ClassDenseFFN, i, tokens, hidden, 2*inter, parts[0], repl),
+				b.gemm(ClassDenseFFN, i, tokens, inter, hidden, parts[1], repl))
+		}
+		for range max(0, m.Norm.PerLayer-2) / 2 { // sandwich norm after the FFN
+			p.ops = append(p.ops, b.norm(i, tokens, hidden, 0, ClassNorm))
+		}
+		p.layerEnd = append(p.layerEnd, len(p.ops)-1)
+	}
+	p.ops = append(p.ops, b.norm(-1, w.Batch, hidden, b.finalNorm, ClassLMHead))
+	p.ops[len(p.ops)-1].replicated = b.plan.IsReplicated(dash.ClassFinalNorm)
+	p.ops = append(p.ops, b.gemm(ClassLMHead, -1, w.Batch, hidden, m.VocabSize, b.headBytes, b.headRepl))
+	p.layerSig = make([]uint64, m.NumLayers)
+	b.sign(&p)
+	return p
+}
+
+// sign computes the layer signatures of p.
+func (b *programBuilder) sign(p *pass) {
+	start := 1
+	for i, end := range p.layerEnd {
+		p.layerSig[i] = b.signature(p.ops[start : end+1])
+		start = end + 1
+	}
+}
+
+// setContext turns the decode program p into the one for a context of ctx
+// tokens: only the attention kernels depend on it.
+func (b *programBuilder) setContext(p *pass, ctx, step int) {
+	for i, k := range p.attnIdx {
+		p.ops[k] = b.attnKernel(i, true, ctx)
+	}
+	if b.random {
+		*p = b.build(true, ctx, step)
+		return
+	}
+	b.sign(p)
+}
+
+// attention returns the attention block of layer i: projections, the
+// attention kernel (with its KV reads and writes) and the output projection.
+func (b *programBuilder) attention(i int, bytes unit.Bytes, repl bool, tokens int, decode bool, ctx int) []opSpec {
+	m := b.m
+	a := m.Attention
+	hidden := m.HiddenSize
+	kernel := b.attnKernel(i, decode, ctx)
+
+	if a.Kind != "mla" {
+		qkvN := (a.Heads + 2*a.KVHeads) * a.HeadDim
+		oK := a.Heads * a.HeadDim
+		parts := split(bytes, int64(qkvN)*int64(hidden), int64(oK)*int64(hidden))
+		return []opSpec{
+			b.gemm(ClassAttnProj, i, tokens, hidden, qkvN, parts[0], repl),
+			kernel,
+			b.gemm(ClassAttnProj, i, tokens, oK, hidden, parts[1], repl),
+		}
+	}
+	l := a.MLA
+	qk := l.QKNopeHeadDim + l.QKRopeHeadDim
+	aN := l.QLoraRank + l.KVLoraRank + l.QKRopeHeadDim // fused q_a + kv_a (with the rope key)
+	qbK, qbN := l.QLoraRank, a.Heads*qk
+	if l.QLoraRank == 0 { // no query compression: q_proj is hidden x heads*qk
+		aN, qbK = l.KVLoraRank+l.QKRopeHeadDim, hidden
+	}
+	kvbN := a.Heads * (l.QKNopeHeadDim + l.VHeadDim)
+	oK := a.Heads * l.VHeadDim
+	parts := split(bytes, int64(hidden)*int64(aN), int64(qbK)*int64(qbN), int64(l.KVLoraRank)*int64(kvbN), int64(oK)*int64(hidden))
+	ops := []opSpec{
+		b.gemm(ClassAttnProj, i, tokens, hidden, aN, parts[0], repl),
+		b.norm(i, tokens, max(1, l.QLoraRank+l.KVLoraRank), 0, ClassAttnProj),
+		b.gemm(ClassAttnProj, i, tokens, qbK, qbN, parts[1], repl),
+		b.gemm(ClassAttnProj, i, tokens, l.KVLoraRank, kvbN, parts[2], repl),
+		kernel,
+		b.gemm(ClassAttnProj, i, tokens, oK, hidden, parts[3], repl),
+	}
+	return ops
+}
+
+// moe returns the router and the MoE block of layer i.
+func (b *programBuilder) moe(i int, lw dash.LayerWeights, tokens, step int) []opSpec {
+	m := b.m
+	f := m.FFN
+	router := b.gemm(ClassRouter, i, tokens, m.HiddenSize, f.RoutedExperts, lw.Router, b.plan.IsReplicated(dash.ClassRouter))
+	rc, ro := b.predict(gpu.Op{Kind: gpu.Route, M: tokens, Experts: f.RoutedExperts, TopK: f.TopK})
+	route := opSpec{class: ClassRouter, layer: i, compute: rc, overhead: ro, routing: true}
+
+	active, rows := b.selectExperts(i, tokens, step)
+	block := opSpec{class: ClassExperts, layer: i, routedN: active, expertSize: lw.RoutedExpert}
+	c, o := b.predict(gpu.Op{Kind: gpu.Grouped, Experts: active, Rows: rows, Hidden: m.HiddenSize, Inter: f.MoEIntermediate, WeightDType: b.wdt})
+	if f.SharedExperts > 0 {
+		block.sharedN = f.SharedExperts
+		block.sharedBytes = lw.SharedExperts / unit.Bytes(f.SharedExperts)
+		sc, so := b.predict(gpu.Op{Kind: gpu.Grouped, Experts: 1, Rows: tokens, Hidden: m.HiddenSize, Inter: f.SharedIntermediate, WeightDType: b.wdt})
+		c += sc
+		o = max(o, so)
+	}
+	block.compute, block.overhead = c, o
+	return []opSpec{router, route, block}
+}
+
+// selectExperts returns the number of distinct experts the tokens of layer
+// i select and the mean rows per selected expert.
+func (b *programBuilder) selectExperts(layer, tokens, step int) (active, rows int) {
+	f := b.m.FFN
+	picks := tokens * f.TopK
+	if !b.random { // balanced: B*k selections over min(E, B*k) experts
+		active = min(f.RoutedExperts, picks)
+		return active, (picks + active - 1) / active
+	}
+	rt := b.w.Routing
+	// Seed each (step, layer) independently so results do not depend on the
+	// order in which passes are built.
+	r := rand.New(rand.NewPCG(uint64(rt.Seed)^uint64(step)*0x9e3779b97f4a7c15, uint64(layer)+1))
+	if tokens*f.TopK >= 64*f.RoutedExperts { // every expert is selected with overwhelming probability
+		return f.RoutedExperts, (picks + f.RoutedExperts - 1) / f.RoutedExperts
+	}
+	weights := make([]float64, f.RoutedExperts)
+	perm := r.Perm(f.RoutedExperts)
+	for rank, e := range perm {
+		weights[e] = 1
+		if rt.EffectiveKind() == dash.RoutingZipf {
+			weights[e] = 1 / math.Pow(float64(rank+1), rt.ZipfS)
+		}
+	}
+	used := make([]bool, f.RoutedExperts)
+	chosen := make([]bool, f.RoutedExperts)
+	for range tokens {
+		clear(chosen)
+		for range f.TopK {
+			e := sampleWithout(r, weights, chosen)
+			chosen[e], used[e] = true, true
+		}
+	}
+	for _, u := range used {
+		if u {
+			active++
+		}
+	}
+	return active, (picks + active - 1) / active
+}
+
+// sampleWithout draws an index proportionally to weights among those not
+// yet chosen.
+func sampleWithout(r *rand.Rand, weights []float64, chosen []bool) int {
+	total := 0.0
+	for i, w := range weights {
+		if !chosen[i] {
+			total += w
+		}
+	}
+	x := r.Float64() * total
+	last := 0
+	for i, w := range weights {
+		if chosen[i] {
+			continue
+		}
+		last = i
+		if x < w {
+			return i
+		}
+		x -= w
+	}
+	return last
+}
+
+// signature hashes the fields of ops that determine their simulation.
+func (b *programBuilder) signature(ops []opSpec) uint64 {
+	var h maphash.Hash
+	h.SetSeed(b.seed)
+	for _, o := range ops {
+		for _, v := range []int64{int64(o.class), int64(o.compute), int64(o.overhead), int64(o.weights), b2i(o.replicated),
+			int64(o.kvHBM), int64(o.kvHBF), int64(o.kvWriteHBF), int64(o.kvWriteHBM), int64(o.gather),
+			int64(o.sharedN), int64(o.routedN), int64(o.sharedBytes), int64(o.expertSize), b2i(o.routing)} {
+			var buf [8]byte
+			for k := range buf {
+				buf[k] = byte(v >> (8 * k))
+			}
+			h.Write(buf[:])
+		}
+	}
+	return h.Sum64()
+}
+
+func b2i(b bool) int64 {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// attnKernel is layer i's attention kernel: its compute and the KV it reads
+// (decode: the attended span of the context, in whole paged-KV blocks, the
+// prompt's part from HBF and the generated part from HBM) or writes
+// (prefill: the prompt's KV, to HBF).
+func (b *programBuilder) attnKernel(i int, decode bool, ctx int) opSpec {
+	m, w := b.m, b.w
+	a := m.Attention
+	kvTok := b.fp.KVBytesPerTokenPerLayer
+	kernel := opSpec{class: ClassAttention, layer: i}
+	var attnOp gpu.Op
+	if decode {
+		span := m.AttentionSpan(i, ctx)
+		first := ctx - span // first attended token
+		read := roundUp(span, b.block)
+		inHBF := max(0, w.Prompt-first)
+		kernel.kvHBF = unit.Bytes(w.Batch) * unit.Bytes(inHBF) * kvTok
+		kernel.kvHBM = unit.Bytes(w.Batch) * unit.Bytes(read-inHBF) * kvTok
+		span = read
+		kernel.kvWriteHBM = unit.Bytes(w.Batch) * kvTok
+		if a.Kind == "mla" {
+			attnOp = gpu.Op{Kind: gpu.AttnDecodeMLA, Batch: w.Batch, KVLen: span, Heads: a.Heads,
+				LatentDim: a.MLA.KVLoraRank, RopeDim: a.MLA.QKRopeHeadDim}
+		} else {
+			attnOp = gpu.Op{Kind: gpu.AttnDecode, Batch: w.Batch, KVLen: span, Heads: a.Heads, KVHeads: a.KVHeads, HeadDim: a.HeadDim}
+		}
+	} else {
+		kernel.kvWriteHBF = unit.Bytes(w.Batch) * unit.Bytes(w.Prompt) * kvTok
+		kvHeads, headDim := a.KVHeads, a.HeadDim
+		if a.Kind == "mla" {
+			kvHeads = a.Heads
+		}
+		attnOp = gpu.Op{Kind: gpu.AttnPrefill, Batch: w.Batch, QLen: w.Prompt, KVLen: w.Prompt, Heads: a.Heads, KVHeads: kvHeads, HeadDim: headDim}
+		if span := m.AttentionSpan(i, w.Prompt); span < w.Prompt && m.Attention.ChunkSize > 0 {
+			// Chunked attention: each chunk attends causally within itself.
+			chunks := (w.Prompt + m.Attention.ChunkSize - 1) / m.Attention.ChunkSize
+			attnOp.Batch, attnOp.QLen, attnOp.KVLen = w.Batch*chunks, m.Attention.ChunkSize, m.Attention.ChunkSize
+		}
+	}
+	kernel.compute, kernel.overhead = b.predictAttn(attnOp)
+	return kernel
+}

@@ -1,0 +1,215 @@
+package sim
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/dashlab/dashlab/dash"
+)
+
+// Options adjust a simulation.
+type Options struct {
+	// Trace records the timeline of one layer of one pass (pass 0 is the
+	// prefill, pass 1 the first decode step).
+	Trace *TraceSpec
+	// NoJump disables every closed-form shortcut: each chunk and each layer
+	// is simulated event by event. Results are identical; only slower.
+	NoJump bool
+}
+
+// TraceSpec selects the layer to trace.
+type TraceSpec struct{ Pass, Layer int }
+
+// Run simulates a fixed-batch experiment.
+func Run(exp dash.Experiment) (Result, error) { return RunWith(exp, Options{}) }
+
+// RunWith simulates a fixed-batch experiment with options.
+func RunWith(exp dash.Experiment, opts Options) (Result, error) {
+	if !exp.Valid() {
+		return Result{}, errors.New("sim: experiment was not built (use dash.NewExperiment()...Build())")
+	}
+	start := time.Now()
+	cfg, err := newConfig(exp)
+	if err != nil {
+		return Result{}, err
+	}
+	e := newEngine(cfg)
+	e.noJump = opts.NoJump
+	pb := newProgramBuilder(exp)
+	w := exp.Workload()
+	res := Result{Name: exp.Name(), Model: exp.Model().ID, System: exp.System().ID, GPU: exp.Timing().GPU().ID,
+		Batch: w.Batch, Prompt: w.Prompt, Output: w.Output}
+
+	var phaseStart stats
+	runPhase := func(p pass, idx int) error {
+		if opts.Trace != nil && opts.Trace.Pass == idx {
+			e.trace = &traceRec{layer: opts.Trace.Layer}
+		}
+		err := e.runPass(&p)
+		if e.trace != nil {
+			res.Timeline = &Timeline{Pass: idx, Layer: e.trace.layer, Ops: e.trace.ops, Spans: e.trace.spans}
+			e.trace = nil
+		}
+		return err
+	}
+	phaseStart = e.st.clone()
+	if err := runPhase(pb.build(false, w.Prompt, 0), 0); err != nil {
+		return Result{}, err
+	}
+	res.TTFT = e.now
+	res.Prefill = e.st.phase(phaseStart, res.TTFT)
+	phaseStart = e.st.clone()
+	// Decode steps. Each pass starts with the memory system idle (every
+	// transfer of the previous pass has completed), so two steps with the
+	// same program take the same time and leave the same statistics: the
+	// first is simulated, the others replay its measured increments.
+	type replay struct {
+		d     Time
+		delta []int64
+	}
+	memo := map[int]replay{}
+	var before, after []int64
+	var tmpl *pass
+	for s := 1; s < w.Output; s++ {
+		ctx := w.Prompt + s
+		key := pb.decodeKey(ctx, s)
+		traced := opts.Trace != nil && opts.Trace.Pass == s
+		if r, ok := memo[key]; ok && !opts.NoJump && !traced {
+			e.replay(r.d, r.delta)
+			continue
+		}
+		if tmpl == nil {
+			p := pb.build(true, ctx, s)
+			tmpl = &p
+		} else {
+			pb.setContext(tmpl, ctx, s)
+		}
+		t0 := e.now
+		before = e.globalCounters(before[:0])
+		if err := runPhase(*tmpl, s); err != nil {
+			return Result{}, err
+		}
+		after = e.globalCounters(after[:0])
+		delta := make([]int64, len(after))
+		for i := range after {
+			delta[i] = after[i] - before[i]
+		}
+		memo[key] = replay{d: e.now - t0, delta: delta}
+	}
+	res.E2E = e.now
+	res.Decode = e.st.phase(phaseStart, res.E2E-res.TTFT)
+	tokens := float64(w.Batch * w.Output)
+	res.Throughput = tokens / res.E2E.Seconds()
+	if w.Output > 1 {
+		res.TPOT = (res.E2E - res.TTFT) / Time(w.Output-1)
+		res.DecodeThroughput = float64(w.Batch*(w.Output-1)) / (res.E2E - res.TTFT).Seconds()
+	}
+	e.report(&res)
+	res.Perf.Passes = w.Output
+	res.Perf.Wall = time.Since(start)
+	return res, nil
+}
+
+// runPass simulates one forward pass to its end (every operator finished
+// and every write it issued completed).
+func (e *engine) runPass(p *pass) error {
+	e.pass = p
+	if cap(e.ops) >= len(p.ops) {
+		e.ops = e.ops[:len(p.ops)]
+		clear(e.ops)
+	} else {
+		e.ops = make([]opState, len(p.ops))
+	}
+	e.streams = e.streams[:0]
+	e.active = e.active[:0]
+	e.pc, e.passEnded, e.writesPending, e.maxOp = 0, false, 0, 0
+	e.resetLayers()
+	e.startOp(0)
+	for !e.passEnded {
+		if len(e.q) == 0 {
+			return fmt.Errorf("sim: deadlock at %v in operator %d of %d (layer %d): no event pending",
+				e.now, e.pc, len(p.ops), p.ops[min(e.pc, len(p.ops)-1)].layer)
+		}
+		ev := e.q.pop()
+		e.now = ev.t
+		e.st.events++
+		e.processed++
+		if debugHook != nil {
+			debugHook(e, ev)
+		}
+		e.handle(ev)
+	}
+	if len(e.q) != 0 {
+		return fmt.Errorf("sim: %d events left after the pass ended", len(e.q))
+	}
+	return nil
+}
+
+func (s stats) clone() stats {
+	c := s
+	c.classTime = append([]classStats(nil), s.classTime...)
+	return c
+}
+
+// phase is the breakdown accumulated since from.
+func (s stats) phase(from stats, d Time) Phase {
+	p := Phase{Duration: d}
+	for c := range numClasses {
+		a, b := s.classTime[c], from.classTime[c]
+		ct := ClassTime{Class: OpClass(c).String(), Ops: a.ops - b.ops, Time: a.time - b.time,
+			Compute: a.compute - b.compute, Overhead: a.overhead - b.overhead}
+		ct.Stall = ct.Time - ct.Compute - ct.Overhead
+		p.Classes = append(p.Classes, ct)
+	}
+	return p
+}
+
+// report fills the traffic statistics.
+func (e *engine) report(r *Result) {
+	for pair := range e.cfg.pairs {
+		for d := range numLinkDirs {
+			l := e.links[pair][d]
+			if l.bytes == 0 && l.busy == 0 {
+				continue
+			}
+			r.Links = append(r.Links, LinkStats{Pair: pair, Link: linkNames[d], Bytes: l.bytes, Busy: l.busy,
+				Utilization: float64(l.busy) / float64(max(1, r.E2E))})
+		}
+		h := e.hbf[pair]
+		r.HBF = append(r.HBF, HBFStats{Stack: pair, SenseBusy: h.senseBusy, ProgBusy: h.progBusy, Waves: h.waves,
+			Programs: h.programs, TSVBusy: h.tsv.busy, TSVBytes: h.tsv.bytes})
+	}
+	for rt := range numRoutes {
+		if e.st.requested[rt] == 0 {
+			continue
+		}
+		r.Routes = append(r.Routes, RouteStats{Route: route(rt).String(), Requested: e.st.requested[rt], Delivered: e.st.delivered[rt]})
+	}
+	r.Perf.Events = e.processed
+	r.Perf.ReplayedPasses = e.replayed
+	r.Perf.SkippedLayers = e.jmp.layers
+	r.Perf.SkippedEvents = e.st.events - e.processed
+	r.Perf.Jumps = e.jmp.jumps
+}
+
+// debugHook, when set by a test, sees every event before it is handled.
+var debugHook func(*engine, event)
+
+// globalCounters appends the statistics that outlive a pass.
+func (e *engine) globalCounters(dst []int64) []int64 {
+	e.visitGlobalCounters(func(p *int64, _ bool) { dst = append(dst, *p) })
+	return dst
+}
+
+// replay advances an idle engine by a pass measured earlier: its duration
+// and the increments of every statistic.
+func (e *engine) replay(d Time, delta []int64) {
+	i := 0
+	e.visitGlobalCounters(func(p *int64, _ bool) {
+		*p += delta[i]
+		i++
+	})
+	e.shiftTimes(d)
+	e.replayed++
+}

@@ -1,0 +1,155 @@
+package sim
+
+import (
+	"github.com/dashlab/dashlab/dash/unit"
+)
+
+// Time is an instant of simulated time in nanoseconds since the start.
+type Time = unit.Duration
+
+// route is the path a stream's data takes.
+type route uint8
+
+// Routes. Reads end at the GPU; writes start there or at HBM.
+const (
+	routeHBM         route = iota // HBM array -> GPU-HBM link -> GPU
+	routeDirect                   // HBF array -> TSV -> HBF SRAM -> GPU-HBF link -> GPU
+	routeRelay                    // HBF array -> TSV -> HBF SRAM -> HBF-HBM link -> relay SRAM -> GPU-HBM link -> GPU
+	routeDirectWrite              // GPU -> GPU-HBF link -> HBF SRAM -> program
+	routeRelayWrite               // GPU -> GPU-HBM link -> relay SRAM -> HBM-HBF link -> HBF SRAM -> program
+	routeHBMWrite                 // GPU -> GPU-HBM link -> HBM array
+	numRoutes
+)
+
+var routeNames = [...]string{"hbm", "direct", "relay", "direct_write", "relay_write", "hbm_write"}
+
+func (r route) String() string { return routeNames[r] }
+
+func (r route) isRead() bool { return r <= routeRelay }
+
+// link directions of one stack pair.
+const (
+	linkHBMToGPU = iota // GPU-HBM link, read direction (HBM reads and relayed HBF data)
+	linkGPUToHBM        // GPU-HBM link, write direction
+	linkHBFToGPU        // GPU-HBF link, read direction (Direct)
+	linkGPUToHBF        // GPU-HBF link, write direction (direct prefill KV)
+	linkHBFToHBM        // HBM-HBF link toward HBM (Relay hop 1)
+	linkHBMToHBF        // HBM-HBF link toward HBF (relay writes, writeback)
+	numLinkDirs
+)
+
+var linkNames = [...]string{"GPU<-HBM", "GPU->HBM", "GPU<-HBF", "GPU->HBF", "HBF->HBM", "HBM->HBF"}
+
+// server is a FIFO resource with a rate: a job that arrives at t starts at
+// max(t, until) and holds the resource for bytes/rate. Arrivals are handled
+// in simulated-time order, so reservation order is arrival order.
+type server struct {
+	until Time
+	busy  Time       // total busy time
+	bytes unit.Bytes // total bytes served
+}
+
+// reserve books the server for a job of d arriving now and returns its end.
+func (s *server) reserve(now, d Time, b unit.Bytes) Time {
+	start := max(now, s.until)
+	s.until = start + d
+	s.busy += d
+	s.bytes += b
+	return s.until
+}
+
+// seg is a chunk of one stream in flight.
+type seg struct {
+	stream int32
+	bytes  unit.Bytes
+}
+
+// readRun is the not-yet-sensed part of one stream on one stack.
+type readRun struct {
+	stream int32
+	full   int        // full segments left
+	last   unit.Bytes // a final short segment, 0 if none
+}
+
+func (r readRun) empty() bool { return r.full == 0 && r.last == 0 }
+
+// readGroup is a set of runs issued together; the array takes their
+// segments round-robin so that concurrent routes fill together.
+type readGroup struct {
+	runs []readRun
+	next int // round-robin position
+}
+
+// slotReq waits for an HBF SRAM slot.
+type slotReq struct {
+	kind slotKind
+	seg  seg
+}
+
+type slotKind uint8
+
+const (
+	slotTSVRead     slotKind = iota // a sensed segment waiting to cross the TSV
+	slotDirectWrite                 // a GPU write waiting to cross the GPU-HBF link
+	slotRelayWrite                  // a relayed write waiting to cross the HBM-HBF link
+)
+
+// progWave is data in HBF SRAM waiting to be programmed.
+type progWave struct {
+	bytes unit.Bytes
+	slots int
+	parts []seg
+}
+
+// hbfStack is one HBF stack with its base die.
+type hbfStack struct {
+	readQ []readGroup
+	// The NAND array: sensing (t_R) or programming (t_PROG).
+	arrayBusy  bool
+	arrayUntil Time
+	// dataReg holds a sensed wave that could not yet move on; cacheReg the
+	// wave crossing the TSV segment by segment (cacheNext is the next one).
+	dataReg   []seg
+	cacheReg  []seg
+	cacheNext int  // next cache-register segment to cross the TSV
+	cacheDone int  // cache-register segments that have crossed
+	tsvWait   bool // the TSV waits for an SRAM slot for cacheReg[cacheNext]
+	tsv       server
+	slotsFree int
+	slotWait  []slotReq
+	// Waves ready to program (data in SRAM) and the wave being programmed.
+	progPending []progWave
+	programming []seg
+	// HBM base-die relay SRAM of the paired HBM stack.
+	relayFree int
+	relayWait []seg // relay hop-1 transfers (reads) waiting for a relay slot
+	rwWait    []seg // relay writes waiting for a relay slot
+	senseBusy Time
+	progBusy  Time
+	waves     int64
+	programs  int64
+}
+
+// hbmStack is one HBM stack's DRAM array.
+type hbmStack struct {
+	array server
+}
+
+// stream is one transfer of bytes along a route for one stack.
+type stream struct {
+	route    route
+	stack    int32
+	consumer int32 // GPU operator that consumes it; -1 for writes
+	total    unit.Bytes
+	done     unit.Bytes // delivered (reads) or completed (writes)
+	// HBM reads and writes issue one segment at a time.
+	toIssue unit.Bytes
+	started bool // the consumer has started: data may enter the GPU
+	staged  []seg
+	// stagedRelay marks staged segments waiting in relay SRAM (else HBF SRAM).
+	stagedRelay []bool
+	finished    bool
+	// A write stream gathers segments in HBF SRAM until a wave is full.
+	progBuf progWave
+	arrived unit.Bytes // bytes of a write that reached HBF SRAM
+}

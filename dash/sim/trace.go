@@ -1,0 +1,39 @@
+package sim
+
+// traceRec records the timeline of one layer (see Options.Trace).
+type traceRec struct {
+	layer int
+	spans []Span
+	ops   []OpSpan
+}
+
+// traceOp records an operator boundary when tracing its layer.
+func (e *engine) traceOp(i int, what string) {
+	if e.trace == nil || e.pass.ops[i].layer != e.trace.layer {
+		return
+	}
+	spec := &e.pass.ops[i]
+	if what == "end" {
+		e.trace.ops = append(e.trace.ops, OpSpan{Class: spec.class.String(), Start: e.ops[i].start, End: e.now,
+			Compute: spec.compute})
+	}
+}
+
+// traceSeg records a segment crossing a link when tracing.
+func (e *engine) traceSeg(r route, stack int, link string, start, end Time, sg seg) {
+	if e.trace == nil {
+		return
+	}
+	c := e.streams[sg.stream].consumer
+	if c < 0 || e.pass.ops[c].layer != e.trace.layer {
+		return
+	}
+	e.trace.spans = append(e.trace.spans, Span{Route: r.String(), Stack: stack, Link: link,
+		Start: max(start, e.linkStart(stack, link, end, sg)), End: end, Bytes: sg.bytes,
+		Class: e.pass.ops[c].class.String()})
+}
+
+// linkStart is the start of a reservation that ends at end.
+func (e *engine) linkStart(_ int, _ string, end Time, sg seg) Time {
+	return end - e.xfer(sg.bytes, e.cfg.link)
+}

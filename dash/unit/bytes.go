@@ -1,0 +1,79 @@
+package unit
+
+import (
+	"fmt"
+	"math"
+)
+
+// Bytes is a count of bytes.
+type Bytes int64
+
+// Decimal (SI) and binary (IEC) byte multiples. GB is 1e9 bytes; GiB is 2^30.
+const (
+	Byte Bytes = 1
+	KB   Bytes = 1000
+	MB   Bytes = 1000 * KB
+	GB   Bytes = 1000 * MB
+	TB   Bytes = 1000 * GB
+	KiB  Bytes = 1 << 10
+	MiB  Bytes = 1 << 20
+	GiB  Bytes = 1 << 30
+	TiB  Bytes = 1 << 40
+)
+
+// GB returns b in decimal gigabytes (1e9 bytes).
+func (b Bytes) GB() float64 { return float64(b) / float64(GB) }
+
+// GiB returns b in binary gibibytes (2^30 bytes).
+func (b Bytes) GiB() float64 { return float64(b) / float64(GiB) }
+
+// MB returns b in decimal megabytes (1e6 bytes).
+func (b Bytes) MB() float64 { return float64(b) / float64(MB) }
+
+// MiB returns b in binary mebibytes (2^20 bytes).
+func (b Bytes) MiB() float64 { return float64(b) / float64(MiB) }
+
+// String prints b with the largest decimal prefix that keeps the mantissa at
+// least 1, or with a binary prefix when b is an exact multiple of KiB, MiB, GiB
+// or TiB and not of the matching decimal unit ("8 MiB", "470.19 GB").
+func (b Bytes) String() string {
+	if b < 0 {
+		return "-" + (-b).String()
+	}
+	for _, u := range []struct {
+		size Bytes
+		name string
+	}{{TiB, "TiB"}, {GiB, "GiB"}, {MiB, "MiB"}, {KiB, "KiB"}} {
+		if b >= u.size && b%u.size == 0 && !exactDecimal(b) {
+			return fmt.Sprintf("%d %s", b/u.size, u.name)
+		}
+	}
+	for _, u := range []struct {
+		size Bytes
+		name string
+	}{{TB, "TB"}, {GB, "GB"}, {MB, "MB"}, {KB, "KB"}} {
+		if b >= u.size {
+			return trimFloat(float64(b)/float64(u.size)) + " " + u.name
+		}
+	}
+	return fmt.Sprintf("%d B", int64(b))
+}
+
+func exactDecimal(b Bytes) bool {
+	return b%KB == 0
+}
+
+// trimFloat prints v with up to 4 significant decimals and no trailing zeros.
+func trimFloat(v float64) string {
+	if v == math.Trunc(v) && math.Abs(v) < 1e15 {
+		return fmt.Sprintf("%d", int64(v))
+	}
+	s := fmt.Sprintf("%.4f", v)
+	for s[len(s)-1] == '0' {
+		s = s[:len(s)-1]
+	}
+	if s[len(s)-1] == '.' {
+		s = s[:len(s)-1]
+	}
+	return s
+}

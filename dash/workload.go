@@ -1,0 +1,116 @@
+package dash
+
+import (
+	"errors"
+	"fmt"
+	"math"
+)
+
+// WorkloadSpec is a fixed-batch inference job: Batch requests, each with a
+// Prompt-token prefill followed by Output generated tokens.
+type WorkloadSpec struct {
+	// Batch is the number of requests processed together (B).
+	Batch int `yaml:"batch"`
+	// Prompt is the prompt length in tokens (L_in).
+	Prompt int `yaml:"prompt"`
+	// Output is the number of generated tokens per request (L_out).
+	Output int `yaml:"output"`
+	// Routing chooses how tokens select experts.
+	Routing RoutingSpec `yaml:"routing"`
+}
+
+// Routing kinds.
+const (
+	// RoutingBalanced is the paper's "analytical routing with balanced
+	// per-expert rows": the B*k selections of a pass are spread over
+	// min(E, B*k) distinct experts with equal rows (±1). Deterministic.
+	RoutingBalanced = "balanced"
+	// RoutingUniform draws each token's k experts uniformly without
+	// replacement (seeded).
+	RoutingUniform = "uniform"
+	// RoutingZipf draws each token's k experts from a Zipf(s) popularity over
+	// a seeded random permutation of the experts (seeded).
+	RoutingZipf = "zipf"
+)
+
+// RoutingSpec selects the expert-routing model. The zero value is the
+// paper's balanced routing.
+type RoutingSpec struct {
+	// Kind is "balanced" (default), "uniform" or "zipf".
+	Kind string `yaml:"kind,omitempty"`
+	// Seed seeds the random kinds (ignored by balanced).
+	Seed int64 `yaml:"seed,omitempty"`
+	// ZipfS is the Zipf exponent s > 0 for kind "zipf" (1.0 is a strong
+	// skew; 0.5 mild).
+	ZipfS float64 `yaml:"zipf_s,omitempty"`
+}
+
+// EffectiveKind is Kind with the default applied.
+func (r RoutingSpec) EffectiveKind() string {
+	if r.Kind == "" {
+		return RoutingBalanced
+	}
+	return r.Kind
+}
+
+// Validate reports every bad field of the workload.
+func (w WorkloadSpec) Validate() error {
+	var errs []error
+	if w.Batch < 1 {
+		errs = append(errs, fmt.Errorf("workload.batch = %d: must be at least 1", w.Batch))
+	}
+	if w.Prompt < 1 {
+		errs = append(errs, fmt.Errorf("workload.prompt = %d: must be at least 1 token", w.Prompt))
+	}
+	if w.Output < 1 {
+		errs = append(errs, fmt.Errorf("workload.output = %d: must be at least 1 token", w.Output))
+	}
+	switch w.Routing.EffectiveKind() {
+	case RoutingBalanced, RoutingUniform:
+	case RoutingZipf:
+		if !(w.Routing.ZipfS > 0) || math.IsInf(w.Routing.ZipfS, 0) {
+			errs = append(errs, fmt.Errorf("workload.routing.zipf_s = %v: must be positive for kind zipf", w.Routing.ZipfS))
+		}
+	default:
+		errs = append(errs, fmt.Errorf("workload.routing.kind = %q: must be balanced, uniform or zipf", w.Routing.Kind))
+	}
+	return errors.Join(errs...)
+}
+
+// ExecutionSpec holds the execution-mode switches of the paper's section V.
+// The zero value is the paper's default execution for the fixed-batch study:
+// every mode the topology supports, conventional (late) expert selection.
+type ExecutionSpec struct {
+	// Lookahead enables early expert determination (§V-C) for routers that
+	// allow it; false is conventional selection after routing completes.
+	Lookahead bool `yaml:"lookahead,omitempty"`
+	// NoDualPath forces each expert onto a single route even when both
+	// Direct and Relay exist (an ablation of the dual-path HBF read).
+	NoDualPath bool `yaml:"no_dual_path,omitempty"`
+	// NoParallelRead reads replicated weights and KV only from HBM (an
+	// ablation of the parallel HBM/HBF read).
+	NoParallelRead bool `yaml:"no_parallel_read,omitempty"`
+	// KVBlockTokens is the paged-KV block: the cache is allocated, and the
+	// attention kernel reads it, in blocks of this many tokens (0: 16, vLLM's
+	// default). The last, partly filled block is read whole.
+	KVBlockTokens int `yaml:"kv_block_tokens,omitempty"`
+}
+
+// DefaultKVBlockTokens is the paged-KV block size when none is set.
+const DefaultKVBlockTokens = 16
+
+// BlockTokens is KVBlockTokens with the default applied.
+func (x ExecutionSpec) BlockTokens() int {
+	if x.KVBlockTokens <= 0 {
+		return DefaultKVBlockTokens
+	}
+	return x.KVBlockTokens
+}
+
+// Validate reports bad execution switches.
+func (x ExecutionSpec) Validate() error {
+	if x.KVBlockTokens < 0 {
+		return fmt.Errorf("execution.kv_block_tokens = %d: must not be negative", x.KVBlockTokens)
+	}
+	return nil
+}

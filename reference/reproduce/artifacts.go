@@ -1,0 +1,17 @@
+package reproduce
+
+import "github.com/dashlab/dashlab/dash"
+
+// Artifacts are the engine results behind the report's figures.
+type Artifacts struct {
+	// Models is the catalogue with derived footprints (Fig. 1, Table II).
+	Models []ModelRow
+}
+
+// ModelRow is one catalogue model with its derived footprint.
+type ModelRow struct {
+	Spec      dash.ModelSpec
+	Footprint dash.Footprint
+	// Paper marks the six models of the paper's Table II.
+	Paper bool
+}

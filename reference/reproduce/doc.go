@@ -1,0 +1,12 @@
+// Package reproduce runs the engine behind every number the paper publishes
+// (reference/paper.yaml) and compares: paper value, simulated value,
+// deviation, tolerance, pass. An id that no part of the engine simulates yet
+// is reported as such, never dropped.
+//
+// Work is organised in groups, each of which computes a set of ids (Table II
+// and Fig. 1 from the model inventory, the interconnect numbers from the
+// link and stack specs, Fig. 9 from fixed-batch simulations, ...). A group
+// runs only when one of its ids matches the requested prefix. Groups that
+// run simulations spread them over worker goroutines, one simulation per
+// goroutine.
+package reproduce

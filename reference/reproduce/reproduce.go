@@ -1,0 +1,175 @@
+package reproduce
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"runtime"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/dashlab/dashlab/reference"
+)
+
+// Row compares one paper number with the engine.
+type Row struct {
+	ID      string  `json:"id"`
+	Unit    string  `json:"unit"`
+	Section string  `json:"section"`
+	Paper   float64 `json:"paper"`
+	// Simulated is nil when no part of the engine simulates this id yet.
+	Simulated *float64 `json:"simulated"`
+	// Deviation is Simulated - Paper (nil when not simulated).
+	Deviation *float64 `json:"deviation"`
+	// Tolerance is the allowed absolute deviation.
+	Tolerance float64 `json:"tolerance"`
+	// Pass is nil when not simulated.
+	Pass *bool `json:"pass"`
+	// Note is the paper entry's note; Detail says how the value was
+	// obtained and, for a miss, the likely cause.
+	Note   string `json:"note,omitempty"`
+	Detail string `json:"detail,omitempty"`
+}
+
+// Options selects what to reproduce.
+type Options struct {
+	// Only keeps the ids that start with this prefix ("" keeps all).
+	Only string
+	// Workers bounds the simulations run at once (0: GOMAXPROCS).
+	Workers int
+}
+
+// Report is the outcome of a reproduction run.
+type Report struct {
+	Rows []Row
+	// Artifacts holds the engine results behind the figures, by group name,
+	// for charts and the HTML report.
+	Artifacts Artifacts
+	// Elapsed is the wall time per group.
+	Elapsed map[string]time.Duration
+}
+
+// Values are the simulated numbers of a group, with optional details.
+type Values struct {
+	v      map[string]float64
+	detail map[string]string
+}
+
+// Set records a simulated value.
+func (v *Values) Set(id string, x float64, detail string) {
+	if v.v == nil {
+		v.v, v.detail = map[string]float64{}, map[string]string{}
+	}
+	v.v[id] = x
+	if detail != "" {
+		v.detail[id] = detail
+	}
+}
+
+// group computes the ids that start with one of its prefixes.
+type group struct {
+	name     string
+	prefixes []string
+	run      func(opts Options, art *Artifacts) (Values, error)
+}
+
+var groups []group
+
+func register(g group) { groups = append(groups, g) }
+
+func matches(prefix string, g group) bool {
+	for _, p := range g.prefixes {
+		if strings.HasPrefix(p, prefix) || strings.HasPrefix(prefix, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// Run reproduces every id matching opts.Only.
+func Run(opts Options) (Report, error) {
+	if opts.Workers <= 0 {
+		opts.Workers = runtime.GOMAXPROCS(0)
+	}
+	entries, err := reference.Paper()
+	if err != nil {
+		return Report{}, err
+	}
+	rep := Report{Elapsed: map[string]time.Duration{}}
+	all := Values{}
+	var errs []error
+	for _, g := range groups {
+		if !matches(opts.Only, g) {
+			continue
+		}
+		start := time.Now()
+		v, err := g.run(opts, &rep.Artifacts)
+		rep.Elapsed[g.name] = time.Since(start)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("%s: %w", g.name, err))
+			continue
+		}
+		for id, x := range v.v {
+			all.Set(id, x, v.detail[id])
+		}
+	}
+	for _, e := range entries {
+		if !strings.HasPrefix(e.ID, opts.Only) {
+			continue
+		}
+		r := Row{ID: e.ID, Unit: e.Unit, Section: e.Section, Paper: e.Value, Tolerance: e.AbsTolerance(), Note: e.Note}
+		if x, ok := all.v[e.ID]; ok {
+			sim, dev, pass := x, x-e.Value, e.Passes(x)
+			r.Simulated, r.Deviation, r.Pass = &sim, &dev, &pass
+			r.Detail = all.detail[e.ID]
+		}
+		rep.Rows = append(rep.Rows, r)
+	}
+	if len(rep.Rows) == 0 && len(errs) == 0 {
+		errs = append(errs, fmt.Errorf("no paper id starts with %q", opts.Only))
+	}
+	// Values a group computes that paper.yaml lacks are a programming error.
+	var extra []string
+	for id := range all.v {
+		if _, err := reference.PaperValue(id); err != nil {
+			extra = append(extra, id)
+		}
+	}
+	if len(extra) > 0 {
+		sort.Strings(extra)
+		errs = append(errs, fmt.Errorf("simulated ids missing from paper.yaml: %v", extra))
+	}
+	return rep, errors.Join(errs...)
+}
+
+// Summary counts simulated, passing and not-yet-simulated rows.
+func (r Report) Summary() (simulated, passed, pending int) {
+	for _, row := range r.Rows {
+		switch {
+		case row.Simulated == nil:
+			pending++
+		case *row.Pass:
+			simulated++
+			passed++
+		default:
+			simulated++
+		}
+	}
+	return
+}
+
+// pct is 100 * (1 - a/b): the reduction of a relative to b in percent.
+func pct(a, b float64) float64 { return 100 * (1 - a/b) }
+
+// geomean of positive values.
+func geomean(xs []float64) float64 {
+	if len(xs) == 0 {
+		return math.NaN()
+	}
+	s := 0.0
+	for _, x := range xs {
+		s += math.Log(x)
+	}
+	return math.Exp(s / float64(len(xs)))
+}
