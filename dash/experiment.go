@@ -119,9 +119,16 @@ func (b ExperimentBuilder) PageSize(p unit.Bytes) ExperimentBuilder {
 	})
 }
 
-// LinkBandwidth sets the usable per-direction bandwidth of every link.
+// LinkBandwidth sets the usable per-direction bandwidth of every link. The
+// lane rate scales with it, keeping the link's headroom of raw over usable
+// (a faster link is a faster PHY, not a thinner margin).
 func (b ExperimentBuilder) LinkBandwidth(bw unit.BytesPerSecond) ExperimentBuilder {
-	return b.Modify(func(s *SystemSpec) { s.Link.Usable = bw })
+	return b.Modify(func(s *SystemSpec) {
+		if s.Link.Usable > 0 {
+			s.Link.GTPerSecond *= float64(bw) / float64(s.Link.Usable)
+		}
+		s.Link.Usable = bw
+	})
 }
 
 // Pairs sets the number of HBM-HBF stack pairs.

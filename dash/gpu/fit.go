@@ -25,17 +25,17 @@ func mean(v []float64) float64 {
 }
 
 // fitRoof fits (overhead, bandwidth, rate) to the samples by least squares
-// on log latency, with Nelder-Mead over the logarithms of the parameters and
+// on relative error, with Nelder-Mead over the logarithms of the parameters and
 // a weak pull towards init so that a parameter the data do not constrain
 // (the compute rate of a purely memory-bound kind) stays physical.
 func fitRoof(samples []sample, init roof) roof {
 	ws := make([]work, len(samples))
-	lt := make([]float64, len(samples))
+	inv := make([]float64, len(samples))
 	for i, s := range samples {
 		op := s.op
 		op.WeightDType = BF16
 		ws[i] = workOf(op)
-		lt[i] = math.Log(s.t)
+		inv[i] = 1 / s.t
 	}
 	x0 := []float64{math.Log(init.o), math.Log(init.bw), math.Log(init.p)}
 	const pull = 1e-4
@@ -43,7 +43,7 @@ func fitRoof(samples []sample, init roof) roof {
 		r := roof{math.Exp(x[0]), math.Exp(x[1]), math.Exp(x[2])}
 		sum := 0.0
 		for i, w := range ws {
-			d := math.Log(r.at(w)) - lt[i]
+			d := r.at(w)*inv[i] - 1
 			sum += d * d
 		}
 		for i := range x {
@@ -57,7 +57,7 @@ func fitRoof(samples []sample, init roof) roof {
 	// the kink of the max.
 	for range 3 {
 		res, err := optimize.Minimize(optimize.Problem{Func: obj}, best,
-			&optimize.Settings{FuncEvaluations: 4000, Converger: &optimize.FunctionConverge{Absolute: 1e-12, Iterations: 200}},
+			&optimize.Settings{FuncEvaluations: 4000, Converger: &optimize.FunctionConverge{Absolute: 1e-10, Iterations: 50}},
 			&optimize.NelderMead{SimplexSize: 0.5})
 		if err != nil && res == nil {
 			break

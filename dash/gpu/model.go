@@ -244,20 +244,15 @@ func (m *Model) Predict(op Op) Prediction {
 func (m *Model) measuredLatency(tb *table, op Op) (float64, bool) {
 	switch op.Kind {
 	case AttnPrefill:
-		// The profile times one request with QLen == KVLen. Another shape
-		// maps to the full causal prefill of equal work per request,
-		// L(L+1)/2 = pairs, and a batch repeats the request's time beyond
-		// the kind's fitted overhead.
+		// The profile times one request with QLen == KVLen. Any other
+		// shape maps to the full causal prefill of equal total work,
+		// L(L+1)/2 = batch x query-key pairs per request: a batch of short
+		// prompts fills the GPU like one long prompt of the same work.
 		q, kv := float64(op.QLen), float64(op.KVLen)
-		pairs := q*(kv-q) + q*(q+1)/2
+		pairs := float64(op.Batch) * (q*(kv-q) + q*(q+1)/2)
 		l := (math.Sqrt(1+8*pairs) - 1) / 2
-		one := withSweep(op, 0, l)
-		t1, ex := tb.latency(one)
-		if op.Batch == 1 && op.QLen == op.KVLen {
-			return t1, ex
-		}
-		o := math.Min(tb.roof.o, 0.5*t1)
-		return o + float64(op.Batch)*(t1-o), true
+		t, ex := tb.latency(withSweep(op, 0, l))
+		return t, ex || op.Batch != 1 || op.QLen != op.KVLen
 	case AttnDecode, AttnDecodeMLA:
 		if op.QLen > 1 {
 			// Several query tokens per request (speculative decoding):

@@ -3,6 +3,7 @@ package gpu
 import (
 	"math"
 	"slices"
+	"sync/atomic"
 
 	"gonum.org/v1/gonum/interp"
 )
@@ -115,20 +116,36 @@ func withSweep(op Op, x1, x2 float64) Op {
 // keeps monotone data monotone, and latency is nearly linear in u across
 // the memory-to-compute ridge, where it is far from linear in log x2.
 type row struct {
-	x1     float64
-	lx     []float64 // log x2, strictly increasing
-	u      []float64 // roofline coordinate of each x2, strictly increasing
-	ly     []float64 // log latency (seconds)
-	spl    interp.FritschButland
-	lo, hi float64 // x2 range
+	x1  float64
+	xs  []float64 // x2 of each node, strictly increasing
+	u   []float64 // roofline coordinate of each node, strictly increasing
+	ly  []float64 // log latency (seconds) of each node
+	spl interp.FritschButland
+	// logx marks a row interpolated over log x2 instead of u.
+	logx bool
+}
+
+// fit fits the row's monotone cubic (it never overshoots between nodes).
+// Should rounding leave the roofline coordinate not strictly increasing, the
+// row falls back to log x2.
+func (r *row) fit() {
+	if len(r.xs) < 2 {
+		return
+	}
+	for i := 1; i < len(r.u); i++ {
+		if !(r.u[i] > r.u[i-1]) {
+			for j, x := range r.xs {
+				r.u[j] = math.Log(x)
+			}
+			r.logx = true
+			break
+		}
+	}
+	_ = r.spl.Fit(r.u, r.ly)
 }
 
 // node returns the index of the node at x2, if there is one.
-func (r *row) node(x2 float64) (int, bool) {
-	lx := math.Log(x2)
-	i, ok := slices.BinarySearch(r.lx, lx)
-	return i, ok
-}
+func (r *row) node(x2 float64) (int, bool) { return slices.BinarySearch(r.xs, x2) }
 
 // tilt keeps u strictly increasing where the roofline is flat (a tiny op
 // whose latency is all overhead).
@@ -137,12 +154,12 @@ const tilt = 0.05
 // at returns the interpolated log latency at x2 (roofline coordinate u), or
 // the edge value and the edge x2 when x2 lies outside the row.
 func (r *row) at(x2, u float64) (ly, edge float64, inside bool) {
-	n := len(r.lx)
+	n := len(r.xs)
 	switch {
-	case x2 < r.lo:
-		return r.ly[0], r.lo, false
-	case x2 > r.hi:
-		return r.ly[n-1], r.hi, false
+	case x2 < r.xs[0]:
+		return r.ly[0], r.xs[0], false
+	case x2 > r.xs[n-1]:
+		return r.ly[n-1], r.xs[n-1], false
 	case n == 1:
 		return r.ly[0], x2, true
 	}
@@ -180,6 +197,8 @@ type table struct {
 	roof  roof
 	fams  []family
 	index map[famKey]int
+	// synth caches families synthesised for unmeasured keys.
+	synth synthCache
 }
 
 // sample is one measured latency.
@@ -235,21 +254,17 @@ func buildTable(kind OpKind, samples []sample, init roof) *table {
 				f.rows = append(f.rows, row{x1: p.x1})
 			}
 			r := &f.rows[len(f.rows)-1]
-			r.lx = append(r.lx, math.Log(p.x2))
+			r.xs = append(r.xs, p.x2)
 			r.ly = append(r.ly, mean(byFam[k][p]))
 		}
 		rep := withKey(samples[0].op, k)
 		for i := range f.rows {
 			r := &f.rows[i]
-			r.lo, r.hi = math.Exp(r.lx[0]), math.Exp(r.lx[len(r.lx)-1])
-			r.u = make([]float64, len(r.lx))
-			for j, lx := range r.lx {
-				r.u[j] = tb.coord(rep, r.x1, math.Exp(lx))
+			r.u = make([]float64, len(r.xs))
+			for j, x2 := range r.xs {
+				r.u[j] = math.Log(tb.g(rep, r.x1, x2)) + tilt*math.Log(x2)
 			}
-			if len(r.lx) >= 2 {
-				// Monotone cubic: never overshoots between measured points.
-				_ = r.spl.Fit(r.u, r.ly)
-			}
+			r.fit()
 		}
 		tb.index[k] = len(tb.fams)
 		tb.fams = append(tb.fams, f)
@@ -298,29 +313,45 @@ const nbEps = 0.02
 // [table.evalFamily]).
 const blend = 0.5
 
-// cross predicts op from the neighbours of its family that measured
-// exactly this position: the roofline times their mean log residual. It
-// returns false when no neighbour measured the position.
-func (tb *table) cross(f *family, op Op, x1, x2 float64) (float64, bool) {
+// query is one position to evaluate: an op (carrying its family key), its
+// sweep coordinates and log x2.
+type query struct {
+	op          Op
+	x1, x2, lx2 float64
+}
+
+func newQuery(op Op) query {
+	x1, x2 := sweepOf(op)
+	return query{op: op, x1: x1, x2: x2, lx2: math.Log(x2)}
+}
+
+// at returns q for another family.
+func (q query) at(k famKey) query {
+	q.op = withKey(q.op, k)
+	return q
+}
+
+// cross is the mean log residual (measured over roofline) of the
+// neighbours of f that measured exactly q's position; false when none did.
+func (tb *table) cross(f *family, q query) (float64, bool) {
 	sw, swr := 0.0, 0.0
 	for j, i := range f.nb {
 		nf := &tb.fams[i]
-		r := nf.rowAt(x1)
+		r := nf.rowAt(q.x1)
 		if r == nil {
 			continue
 		}
-		k, ok := r.node(x2)
+		k, ok := r.node(q.x2)
 		if !ok {
 			continue
 		}
-		fop := withKey(op, nf.key)
 		sw += f.nbw[j]
-		swr += f.nbw[j] * (r.ly[k] - math.Log(tb.g(fop, x1, x2)))
+		swr += f.nbw[j] * (r.ly[k] - math.Log(tb.g(q.at(nf.key).op, q.x1, q.x2)))
 	}
 	if sw == 0 {
 		return 0, false
 	}
-	return tb.g(op, x1, x2) * math.Exp(swr/sw), true
+	return swr / sw, true
 }
 
 // g is the kind's roofline latency of op moved to (x1, x2), BF16 weights.
@@ -330,122 +361,182 @@ func (tb *table) g(op Op, x1, x2 float64) float64 {
 	return tb.roof.at(workOf(op))
 }
 
-// coord is the roofline coordinate of op at (x1, x2).
-func (tb *table) coord(op Op, x1, x2 float64) float64 {
-	return math.Log(tb.g(op, x1, x2)) + tilt*math.Log(x2)
-}
-
-// evalRow returns the latency of op on row r at x2. Outside the row's
-// measured range the edge measurement is carried along the roofline:
-// t(x) = t(edge) * g(x) / g(edge).
-func (tb *table) evalRow(r *row, op Op, x2 float64) (float64, bool) {
-	g := tb.g(op, r.x1, x2)
-	ly, edge, inside := r.at(x2, math.Log(g)+tilt*math.Log(x2))
-	t := math.Exp(ly)
-	if !inside {
-		t *= g / tb.g(op, r.x1, edge)
+// evalRow returns the log latency of q on row r and the log roofline there.
+// Outside the row's measured range the edge measurement is carried along
+// the roofline: t(x) = t(edge) * g(x) / g(edge).
+func (tb *table) evalRow(r *row, q query) (ly, lg float64, inside bool) {
+	lg = math.Log(tb.g(q.op, r.x1, q.x2))
+	u := lg + tilt*q.lx2
+	if r.logx {
+		u = q.lx2
 	}
-	return t, inside
+	ly, edge, inside := r.at(q.x2, u)
+	if !inside {
+		ly += lg - math.Log(tb.g(q.op, r.x1, edge))
+	}
+	return ly, lg, inside
 }
 
-// evalFamily returns the latency of op (whose key is f's) at (x1, x2).
-// Along a row it interpolates the row's measurements; at a position the
-// family lacks but neighbouring families measured (a token count one model's
-// sweep skipped, say), it takes the geometric mean of that interpolation and
-// the neighbours' measured efficiency there (weight [blend]), since kernel
-// selection often changes at the same sizes across similar shapes. Between
-// two outer rows it interpolates linearly in x1: latency is affine in the
-// number of experts or requests once each row's fixed cost is paid.
-func (tb *table) evalFamily(f *family, op Op, x1, x2 float64, useNeighbours bool) (float64, bool) {
+// evalFamily returns the log latency of q (whose key is f's) and whether q
+// lies within f's measurements. Along a row it
+// interpolates the row's measurements; at a position the family lacks but
+// neighbouring families measured (a token count one model's sweep skipped,
+// say) it takes the geometric mean of that interpolation and the
+// neighbours' measured efficiency there (weight [blend]): kernel selection
+// often changes at the same sizes across similar shapes. Between two outer
+// rows it interpolates linearly in x1: latency is affine in the number of
+// experts or requests once each row's fixed cost is paid.
+func (tb *table) evalFamily(f *family, q query, useNeighbours bool) (ly float64, inside bool) {
 	rows := f.rows
 	n := len(rows)
-	if r := f.rowAt(x1); r != nil || !is2D(tb.kind) {
+	if r := f.rowAt(q.x1); r != nil || !is2D(tb.kind) {
 		if r == nil {
 			r = &rows[0]
 		}
-		t, inside := tb.evalRow(r, op, x2)
-		if _, node := r.node(x2); useNeighbours && inside && !node {
-			if c, ok := tb.cross(f, op, x1, x2); ok {
-				t = math.Exp((1-blend)*math.Log(t) + blend*math.Log(c))
+		ly, lg, inside := tb.evalRow(r, q)
+		if useNeighbours && inside {
+			if _, node := r.node(q.x2); !node {
+				if res, ok := tb.cross(f, q); ok {
+					ly = (1-blend)*ly + blend*(lg+res)
+				}
 			}
 		}
-		return t, inside
+		return ly, inside
 	}
-	if x1 < rows[0].x1 || x1 > rows[n-1].x1 {
+	if q.x1 < rows[0].x1 || q.x1 > rows[n-1].x1 {
 		r := &rows[0]
-		if x1 > rows[n-1].x1 {
+		if q.x1 > rows[n-1].x1 {
 			r = &rows[n-1]
 		}
-		t, _ := tb.evalRow(r, op, x2)
-		return t * tb.g(op, x1, x2) / tb.g(op, r.x1, x2), false
+		lyr, lgr, _ := tb.evalRow(r, q)
+		return lyr + math.Log(tb.g(q.op, q.x1, q.x2)) - lgr, false
 	}
 	i := 0
-	for i < n-1 && rows[i+1].x1 <= x1 {
+	for i < n-1 && rows[i+1].x1 <= q.x1 {
 		i++
 	}
-	lo, inLo := tb.evalRow(&rows[i], op, x2)
-	if rows[i].x1 == x1 || i == n-1 {
-		return lo, inLo
-	}
-	hi, inHi := tb.evalRow(&rows[i+1], op, x2)
-	a := (x1 - rows[i].x1) / (rows[i+1].x1 - rows[i].x1)
-	return lo + a*(hi-lo), inLo && inHi
+	lo, _, inLo := tb.evalRow(&rows[i], q)
+	hi, _, inHi := tb.evalRow(&rows[i+1], q)
+	a := (q.x1 - rows[i].x1) / (rows[i+1].x1 - rows[i].x1)
+	tlo, thi := math.Exp(lo), math.Exp(hi)
+	return math.Log(tlo + a*(thi-tlo)), inLo && inHi
 }
 
-// evalUnknown predicts a shape whose family was not measured: the roofline
-// times the mean log residual (measured over roofline, at the same sweep
-// position) of the nearest measured families, weighted by inverse squared
-// distance between the logarithms of their key sizes. The residual is the
-// family's empirical efficiency relative to the fitted roofline.
-func (tb *table) evalUnknown(op Op, x1, x2 float64) float64 {
-	g0 := tb.g(op, x1, x2)
-	if len(tb.fams) == 0 {
-		return g0
-	}
-	c := coordOf(famKeyOf(op))
-	var idx [neighbours]int
-	var dist [neighbours]float64
-	k := 0
-	for i := range tb.fams {
-		d := 0.0
-		for j := range c {
-			e := tb.fams[i].coord[j] - c[j]
-			d += e * e
+// synthesize builds the family of an unmeasured key: at every position
+// its nearest measured families measured, the roofline times their mean
+// residual (measured over roofline) there, weighted by inverse squared
+// distance between the logarithms of their key sizes. The residual is a
+// family's empirical efficiency relative to the fitted roofline; the
+// synthesised family is then interpolated like a measured one.
+func (tb *table) synthesize(key famKey, rep Op) *family {
+	f := &family{key: key, coord: coordOf(key)}
+	f.nb, f.nbw = tb.nearest(f.coord, -1)
+	rep = withKey(rep, key)
+	var x1s, x2s []float64
+	for _, i := range f.nb {
+		for _, r := range tb.fams[i].rows {
+			x1s = append(x1s, r.x1)
+			x2s = append(x2s, r.xs...)
 		}
-		// insertion into the sorted best-k
-		if k < neighbours {
-			k++
-		} else if d >= dist[k-1] {
-			continue
-		}
-		j := k - 1
-		for j > 0 && dist[j-1] > d {
-			dist[j], idx[j] = dist[j-1], idx[j-1]
-			j--
-		}
-		dist[j], idx[j] = d, i
 	}
-	const eps = 0.02
-	sw, swr := 0.0, 0.0
-	for j := 0; j < k; j++ {
-		f := &tb.fams[idx[j]]
-		fop := withKey(op, f.key)
-		t, _ := tb.evalFamily(f, fop, x1, x2, false)
-		r := math.Log(t) - math.Log(tb.g(fop, x1, x2))
-		w := 1 / (dist[j] + eps)
-		sw += w
-		swr += w * r
+	slices.Sort(x1s)
+	slices.Sort(x2s)
+	x1s, x2s = slices.Compact(x1s), slices.Compact(x2s)
+	for _, x1 := range x1s {
+		r := row{x1: x1, xs: x2s}
+		for _, x2 := range x2s {
+			q := query{op: rep, x1: x1, x2: x2, lx2: math.Log(x2)}
+			lg := math.Log(tb.g(rep, x1, x2))
+			sw, swr := 0.0, 0.0
+			for j, i := range f.nb {
+				nf := &tb.fams[i]
+				qf := q.at(nf.key)
+				ly, _ := tb.evalFamily(nf, qf, false)
+				sw += f.nbw[j]
+				swr += f.nbw[j] * (ly - math.Log(tb.g(qf.op, x1, x2)))
+			}
+			r.ly = append(r.ly, lg+swr/sw)
+			r.u = append(r.u, lg+tilt*q.lx2)
+		}
+		r.fit()
+		f.rows = append(f.rows, r)
 	}
-	return g0 * math.Exp(swr/sw)
+	return f
 }
 
 // latency is the table's latency for a normalised op with BF16 weights on
-// the profile's GPU, in seconds, and whether it left the measured range.
+// the profile's GPU, in seconds, and whether it left the measured range
+// (any shape of an unmeasured family does).
 func (tb *table) latency(op Op) (float64, bool) {
-	x1, x2 := sweepOf(op)
-	if i, ok := tb.index[famKeyOf(op)]; ok {
-		t, inside := tb.evalFamily(&tb.fams[i], op, x1, x2, true)
-		return t, !inside
+	q := newQuery(op)
+	key := famKeyOf(op)
+	if i, ok := tb.index[key]; ok {
+		ly, inside := tb.evalFamily(&tb.fams[i], q, true)
+		return math.Exp(ly), !inside
 	}
-	return tb.evalUnknown(op, x1, x2), true
+	if len(tb.fams) == 0 {
+		return tb.g(op, q.x1, q.x2), true
+	}
+	f := tb.synth.get(key)
+	if f == nil {
+		f = tb.synthesize(key, op)
+		tb.synth.put(key, f)
+	}
+	ly, _ := tb.evalFamily(f, q, false)
+	return math.Exp(ly), true
+}
+
+// synthCache is a fixed-size, lock-free map from unmeasured family keys to
+// their synthesised families. Entries are immutable once published, so a
+// hit neither locks nor allocates; when the probe window is full the family
+// is simply not cached.
+type synthCache struct {
+	slots [synthSlots]atomic.Pointer[synthEntry]
+}
+
+type synthEntry struct {
+	key famKey
+	fam *family
+}
+
+const (
+	synthSlots = 1024 // a power of two
+	synthProbe = 16
+)
+
+func (c *synthCache) slot(key famKey) uint64 {
+	h := uint64(14695981039346656037)
+	for _, v := range key {
+		h ^= uint64(v)
+		h *= 1099511628211
+	}
+	return h
+}
+
+func (c *synthCache) get(key famKey) *family {
+	h := c.slot(key)
+	for i := range uint64(synthProbe) {
+		e := c.slots[(h+i)&(synthSlots-1)].Load()
+		if e == nil {
+			return nil
+		}
+		if e.key == key {
+			return e.fam
+		}
+	}
+	return nil
+}
+
+func (c *synthCache) put(key famKey, f *family) {
+	h := c.slot(key)
+	e := &synthEntry{key: key, fam: f}
+	for i := range uint64(synthProbe) {
+		s := &c.slots[(h+i)&(synthSlots-1)]
+		if s.CompareAndSwap(nil, e) {
+			return
+		}
+		if s.Load().key == key {
+			return
+		}
+	}
 }

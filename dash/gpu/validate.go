@@ -32,6 +32,7 @@ func summarise(kind string, errs []float64) ErrorStats {
 // whole profile (its fits seed the refits) and the samples by kind.
 type validation struct {
 	m       *Model
+	prior   roof // where every refit starts, as the full fit did
 	samples [numKinds][]sample
 	// file maps each kind to its CSV kind.
 	file [numKinds]string
@@ -58,6 +59,7 @@ func newValidation(p *Profile) (*validation, error) {
 		m.tables[k] = buildTable(k, v.samples[k], prior)
 	}
 	v.m = m
+	v.prior = prior
 	for _, pt := range p.Points {
 		v.file[pt.Op.Kind] = pt.kind
 	}
@@ -85,12 +87,11 @@ func (p *Profile) LeaveOneOut() ([]ErrorStats, error) {
 	errs := map[string][]float64{}
 	for k := GEMM; k <= Route; k++ {
 		ss := v.samples[k]
-		init := v.m.tables[k].roof
 		rest := make([]sample, 0, len(ss))
 		for i, s := range ss {
 			rest = append(rest[:0], ss[:i]...)
 			rest = append(rest, ss[i+1:]...)
-			tb := buildTable(k, rest, init)
+			tb := buildTable(k, rest, v.prior)
 			errs[v.file[k]] = append(errs[v.file[k]], relErr(v.predictWith(tb, s.op), s.t))
 		}
 	}
@@ -186,7 +187,7 @@ func (v *validation) holdOut(k OpKind, out func(sample) bool, errs map[string][]
 	if len(held) == 0 || len(rest) == 0 {
 		return
 	}
-	tb := buildTable(k, rest, v.m.tables[k].roof)
+	tb := buildTable(k, rest, v.prior)
 	for _, s := range held {
 		errs[v.file[k]] = append(errs[v.file[k]], relErr(v.predictWith(tb, s.op), s.t))
 	}

@@ -224,7 +224,7 @@ sense:
 	s.arrayBusy, s.arrayUntil = true, e.now+e.cfg.tR
 	s.senseBusy += e.cfg.tR
 	s.waves++
-	s.dataReg = wave
+	s.sensing = wave
 	e.schedule(s.arrayUntil, evArrayDone, int32(stack), 1, 0)
 }
 
@@ -243,6 +243,7 @@ func (e *engine) onArrayDone(stack int, sensed bool) {
 	s := &e.hbf[stack]
 	s.arrayBusy = false
 	if sensed {
+		s.dataReg, s.sensing = s.sensing, nil
 		e.moveToCache(stack)
 	} else {
 		parts := s.programming

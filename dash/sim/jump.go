@@ -240,10 +240,9 @@ func (e *engine) shiftTimes(dt Time) {
 			e.links[i][d].until += dt
 		}
 	}
-	for i := range e.ops {
-		e.ops[i].start += dt
-		e.ops[i].computeDone += dt
-	}
+	// Operators keep their times: a running operator started before the
+	// shift, and its compute deadline, if it still mattered, would have kept
+	// the state from repeating. (skipLayers moves operators explicitly.)
 }
 
 // encode appends the state relative to now: everything that determines
@@ -342,6 +341,7 @@ func (e *engine) encodeMode(b []byte, layer bool) []byte {
 		if s.arrayBusy {
 			put(rel(s.arrayUntil))
 		}
+		segs(s.sensing)
 		segs(s.dataReg)
 		segs(s.cacheReg)
 		put(int64(s.cacheNext))
@@ -445,8 +445,9 @@ func (e *engine) atLayerStart(l int) {
 		period := l - prev.layer
 		sig := e.pass.layerSig
 		// Layers l .. l+m*period must repeat the layers period earlier: the
-		// engine lands at the start of layer l+m*period, with that layer's
-		// prefetches issued, as it stands now at the start of layer l.
+		// skipped layers l .. l+m*period-1 run as the period just simulated
+		// did, and the engine lands at the start of layer l+m*period, with
+		// that layer's prefetches issued, as it stands now at layer l.
 		m := 0
 		for {
 			next := l + (m+1)*period
@@ -454,7 +455,7 @@ func (e *engine) atLayerStart(l int) {
 				break
 			}
 			ok := true
-			for k := l + m*period + 1; k <= next; k++ {
+			for k := l + m*period; k <= next; k++ {
 				if sig[k] != sig[k-period] {
 					ok = false
 					break
@@ -493,8 +494,14 @@ func (e *engine) skipLayers(m, period, opsPer int, d Time, before, after []int64
 	e.shiftTimes(Time(m) * d)
 	shift := m * opsPer
 	// Move the in-flight operators and everything that names them.
+	dt := Time(m) * d
 	for k := e.maxOp; k >= e.pc; k-- {
-		e.ops[k+shift] = e.ops[k]
+		op := e.ops[k]
+		if op.started {
+			op.start += dt
+			op.computeDone += dt
+		}
+		e.ops[k+shift] = op
 		e.ops[k] = opState{}
 	}
 	for _, id := range e.active {

@@ -141,7 +141,7 @@ func (e *engine) runPass(p *pass) error {
 		e.handle(ev)
 	}
 	if len(e.q) != 0 {
-		return fmt.Errorf("sim: %d events left after the pass ended", len(e.q))
+		return fmt.Errorf("sim: %d events left after the pass ended (first: %+v at %v)", len(e.q), e.q[0], e.now)
 	}
 	return nil
 }

@@ -107,8 +107,9 @@ type hbfStack struct {
 	// The NAND array: sensing (t_R) or programming (t_PROG).
 	arrayBusy  bool
 	arrayUntil Time
-	// dataReg holds a sensed wave that could not yet move on; cacheReg the
-	// wave crossing the TSV segment by segment (cacheNext is the next one).
+	// sensing is the wave in the array; dataReg a sensed wave that could
+	// not yet move on; cacheReg the wave crossing the TSV segment by segment.
+	sensing   []seg
 	dataReg   []seg
 	cacheReg  []seg
 	cacheNext int  // next cache-register segment to cross the TSV

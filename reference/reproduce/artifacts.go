@@ -6,6 +6,8 @@ import "github.com/dashlab/dashlab/dash"
 type Artifacts struct {
 	// Models is the catalogue with derived footprints (Fig. 1, Table II).
 	Models []ModelRow
+	// Fig9 holds the fixed-batch sweeps.
+	Fig9 Fig9Result
 }
 
 // ModelRow is one catalogue model with its derived footprint.

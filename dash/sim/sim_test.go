@@ -1,0 +1,317 @@
+package sim
+
+import (
+	"fmt"
+	"reflect"
+	"testing"
+
+	"github.com/dashlab/dashlab/dash"
+	"github.com/dashlab/dashlab/dash/unit"
+	"github.com/dashlab/dashlab/reference"
+)
+
+// build returns a paper experiment (H100 PCIe timings) or fails the test.
+func build(t testing.TB, model, system string, b, in, out int, mods ...func(dash.ExperimentBuilder) dash.ExperimentBuilder) dash.Experiment {
+	t.Helper()
+	eb := reference.Experiment(model, system).Batch(b).Prompt(in).Output(out)
+	for _, m := range mods {
+		eb = m(eb)
+	}
+	exp, err := eb.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return exp
+}
+
+func run(t testing.TB, exp dash.Experiment, opts Options) Result {
+	t.Helper()
+	r, err := RunWith(exp, opts)
+	if err != nil {
+		t.Fatalf("%s: %v", exp.Name(), err)
+	}
+	return r
+}
+
+// sameResult compares two results, ignoring how long the simulation took
+// and how it got there.
+func sameResult(a, b Result) bool {
+	a.Perf, b.Perf = Perf{}, Perf{}
+	return reflect.DeepEqual(a, b)
+}
+
+func TestConservationPerRoute(t *testing.T) {
+	for _, sys := range []string{"dash", "relay-only", "direct-only", "compact-dash"} {
+		for _, model := range []string{"qwen3-235b-a22b", "mixtral-8x22b", "deepseek-v2"} {
+			exp := build(t, model, sys, 4, 512, 5)
+			r := run(t, exp, Options{})
+			if len(r.Routes) == 0 {
+				t.Fatalf("%s/%s: no traffic", model, sys)
+			}
+			for _, rt := range r.Routes {
+				if rt.Requested != rt.Delivered {
+					t.Errorf("%s/%s route %s: requested %v, delivered %v", model, sys, rt.Route, rt.Requested, rt.Delivered)
+				}
+			}
+		}
+	}
+}
+
+// TestConservationPerLayer checks that every byte a layer's operators
+// request is a byte the model inventory or the KV cache accounts for.
+func TestConservationPerLayer(t *testing.T) {
+	for _, model := range []string{"qwen3-235b-a22b", "llama4-maverick", "deepseek-v3", "grok-1"} {
+		exp := build(t, model, "dash", 2, 256, 2)
+		pb := newProgramBuilder(exp)
+		lw := exp.Inventory().Layers(exp.Model())
+		kv := exp.Footprint().KVBytesPerTokenPerLayer
+		for _, decode := range []bool{false, true} {
+			ctx := 256
+			if decode {
+				ctx = 257
+			}
+			p := pb.build(decode, ctx, 1)
+			byLayer := map[int]unit.Bytes{}
+			kvRead := map[int]unit.Bytes{}
+			for _, op := range p.ops {
+				byLayer[op.layer] += op.weights + unit.Bytes(op.sharedN)*op.sharedBytes
+				kvRead[op.layer] += op.kvHBM + op.kvHBF
+				if op.routedN > 0 {
+					active := op.routedN
+					if !decode && active != exp.Model().FFN.RoutedExperts {
+						t.Errorf("%s prefill layer %d: %d experts active, want all", model, op.layer, active)
+					}
+				}
+			}
+			for i, w := range lw {
+				want := w.Attention + w.Norms + w.Router + w.DenseFFN + w.SharedExperts
+				if byLayer[i] != want {
+					t.Errorf("%s layer %d (decode=%v): operators read %v of non-routed weights, inventory has %v", model, i, decode, byLayer[i], want)
+				}
+				span := roundUp(exp.Model().AttentionSpan(i, ctx), dash.DefaultKVBlockTokens)
+				if decode && kvRead[i] != 2*unit.Bytes(span)*kv {
+					t.Errorf("%s layer %d: KV read %v, want %v", model, i, kvRead[i], 2*unit.Bytes(span)*kv)
+				}
+			}
+		}
+	}
+}
+
+func TestLinksNeverExceedTheirRate(t *testing.T) {
+	for _, sys := range []string{"dash", "relay-only", "direct-only"} {
+		exp := build(t, "qwen3-235b-a22b", sys, 16, 1024, 4)
+		r := run(t, exp, Options{})
+		rate := exp.System().Link.Usable
+		for _, l := range r.Links {
+			if min := unit.TransferTime(l.Bytes, rate); l.Busy < min-unit.Duration(r.Perf.Events) {
+				t.Errorf("%s pair %d %s: %v in %v busy, faster than %v", sys, l.Pair, l.Link, l.Bytes, l.Busy, rate)
+			}
+			if l.Busy > r.E2E {
+				t.Errorf("%s pair %d %s: busy %v longer than the run %v", sys, l.Pair, l.Link, l.Busy, r.E2E)
+			}
+		}
+		for _, h := range r.HBF {
+			if h.SenseBusy+h.ProgBusy > r.E2E {
+				t.Errorf("%s stack %d: array busy %v longer than the run %v", sys, h.Stack, h.SenseBusy+h.ProgBusy, r.E2E)
+			}
+			if h.TSVBusy < unit.TransferTime(h.TSVBytes, exp.System().HBF.TSVBandwidth)-unit.Duration(h.Waves) {
+				t.Errorf("%s stack %d: TSV moved %v in %v", sys, h.Stack, h.TSVBytes, h.TSVBusy)
+			}
+		}
+	}
+}
+
+func TestDASHNeverSlowerThanSinglePath(t *testing.T) {
+	for _, model := range []string{"qwen3-235b-a22b", "mixtral-8x22b", "grok-1", "deepseek-v3"} {
+		for _, b := range []int{1, 16} {
+			d := run(t, build(t, model, "dash", b, 512, 9), Options{})
+			for _, base := range []string{"relay-only", "direct-only"} {
+				x := run(t, build(t, model, base, b, 512, 9), Options{})
+				if d.E2E > x.E2E {
+					t.Errorf("%s B=%d: DASH %v slower than %s %v", model, b, d.E2E, base, x.E2E)
+				}
+			}
+		}
+	}
+}
+
+func TestMonotoneInBandwidthAndReadLatency(t *testing.T) {
+	for _, sys := range []string{"dash", "relay-only", "direct-only"} {
+		var prev unit.Duration
+		for i, bw := range []float64{0.8, 1.2, 1.6, 2.4, 3.2} {
+			r := run(t, build(t, "qwen3-235b-a22b", sys, 4, 512, 9, func(b dash.ExperimentBuilder) dash.ExperimentBuilder {
+				return b.LinkBandwidth(unit.BytesPerSecond(bw) * unit.TBps)
+			}), Options{})
+			if i > 0 && r.E2E > prev {
+				t.Errorf("%s: link %.1f TB/s gives %v, slower than %v with less bandwidth", sys, bw, r.E2E, prev)
+			}
+			prev = r.E2E
+		}
+		prev = 0
+		for i, tr := range []unit.Duration{32, 16, 8, 3, 1} {
+			r := run(t, build(t, "qwen3-235b-a22b", sys, 4, 512, 9, func(b dash.ExperimentBuilder) dash.ExperimentBuilder {
+				return b.TRead(tr * unit.Microsecond)
+			}), Options{})
+			if i > 0 && r.E2E > prev {
+				t.Errorf("%s: t_R %v gives %v, slower than %v with a longer t_R", sys, tr*unit.Microsecond, r.E2E, prev)
+			}
+			prev = r.E2E
+		}
+	}
+}
+
+func TestDeterministic(t *testing.T) {
+	for _, routing := range []dash.RoutingSpec{{}, {Kind: dash.RoutingZipf, ZipfS: 0.9, Seed: 3}} {
+		mod := func(b dash.ExperimentBuilder) dash.ExperimentBuilder { return b.Routing(routing) }
+		a := run(t, build(t, "deepseek-v3", "dash", 4, 512, 6, mod), Options{})
+		b := run(t, build(t, "deepseek-v3", "dash", 4, 512, 6, mod), Options{})
+		if !sameResult(a, b) {
+			t.Errorf("routing %+v: two runs differ: %v vs %v", routing, a.E2E, b.E2E)
+		}
+	}
+}
+
+// TestShortcutsAreExact compares the default run (periodic jumps, layer
+// jumps, replayed decode steps) with the chunk-by-chunk run.
+func TestShortcutsAreExact(t *testing.T) {
+	cases := []struct {
+		model, system string
+		b, in, out    int
+		mod           func(dash.ExperimentBuilder) dash.ExperimentBuilder
+	}{
+		{"qwen3-235b-a22b", "dash", 64, 1024, 20, nil},
+		{"qwen3-235b-a22b", "relay-only", 64, 1024, 20, nil},
+		{"qwen3-235b-a22b", "direct-only", 1, 1024, 40, nil},
+		{"mixtral-8x22b", "compact-dash", 4, 512, 20, nil},
+		{"llama4-maverick", "dash", 1, 8190, 20, nil}, // crosses a chunked-attention boundary
+		{"deepseek-v3", "dash", 16, 512, 20, nil},
+		{"grok-1", "relay-only", 4, 512, 20, func(b dash.ExperimentBuilder) dash.ExperimentBuilder {
+			return b.TRead(20 * unit.Microsecond)
+		}},
+		{"qwen3-30b-a3b", "dash-3", 8, 300, 12, func(b dash.ExperimentBuilder) dash.ExperimentBuilder {
+			return b.Routing(dash.RoutingSpec{Kind: dash.RoutingUniform, Seed: 5})
+		}},
+	}
+	for _, c := range cases {
+		t.Run(fmt.Sprintf("%s/%s/B%d", c.model, c.system, c.b), func(t *testing.T) {
+			var mods []func(dash.ExperimentBuilder) dash.ExperimentBuilder
+			if c.mod != nil {
+				mods = append(mods, c.mod)
+			}
+			exp := build(t, c.model, c.system, c.b, c.in, c.out, mods...)
+			fast := run(t, exp, Options{})
+			slow := run(t, exp, Options{NoJump: true})
+			if !sameResult(fast, slow) {
+				t.Errorf("shortcuts change the result: E2E %v vs %v, TTFT %v vs %v", fast.E2E, slow.E2E, fast.TTFT, slow.TTFT)
+			}
+			if fast.Perf.Events >= slow.Perf.Events {
+				t.Logf("no events saved: %d vs %d", fast.Perf.Events, slow.Perf.Events)
+			}
+		})
+	}
+}
+
+// TestExpertAssignmentBalanced compares the greedy whole-expert assignment
+// with the best of all assignments.
+func TestExpertAssignmentBalanced(t *testing.T) {
+	exp := build(t, "qwen3-235b-a22b", "dash", 1, 64, 2)
+	cfg, _ := newConfig(exp)
+	e := newEngine(cfg)
+	for _, c := range []struct {
+		count        int
+		size, shared unit.Bytes
+		sharedCount  int
+	}{
+		{1, 100, 0, 0}, {2, 100, 0, 0}, {7, 100, 0, 0}, {8, 37, 0, 0}, {1, 50, 100, 1}, {3, 40, 100, 1}, {5, 10, 30, 2},
+	} {
+		sd, sr := e.assignExperts(c.sharedCount, c.shared, 0, 0)
+		d, r := e.assignExperts(c.count, c.size, sd, sr)
+		if d+r != unit.Bytes(c.count)*c.size {
+			t.Errorf("%+v: assigned %v + %v", c, d, r)
+		}
+		got := max(sd+d, sr+r)
+		best := unit.Bytes(1 << 62)
+		for k := 0; k <= c.count; k++ { // k experts on Direct
+			best = min(best, max(sd+unit.Bytes(k)*c.size, sr+unit.Bytes(c.count-k)*c.size))
+		}
+		if got != best {
+			t.Errorf("%+v: max(T_direct, T_relay) bytes %v, best %v", c, got, best)
+		}
+	}
+	// Single-path topologies use only their path.
+	for sys, wantDirect := range map[string]bool{"relay-only": false, "direct-only": true} {
+		cfg, _ := newConfig(build(t, "qwen3-235b-a22b", sys, 1, 64, 2))
+		d, r := newEngine(cfg).assignExperts(5, 10, 0, 0)
+		if (d == 50) != wantDirect || d+r != 50 {
+			t.Errorf("%s: direct %v relay %v", sys, d, r)
+		}
+	}
+}
+
+// TestStreamRates checks the steady-state rate of one long HBF stream
+// against the bottleneck of its pipeline: the SRAM regions double-buffer
+// the array and the links, so the slowest stage sets the pace, and a
+// slower drain backs the array up instead of losing data.
+func TestStreamRates(t *testing.T) {
+	const total = 2 << 30 // 2 GiB per stack
+	for _, c := range []struct {
+		name   string
+		system string
+		tr     unit.Duration
+		cache  bool
+		want   func(h dash.HBFSpec, l unit.BytesPerSecond) unit.BytesPerSecond
+	}{
+		{"direct: link-bound", "direct-only", 3 * unit.Microsecond, true,
+			func(h dash.HBFSpec, l unit.BytesPerSecond) unit.BytesPerSecond { return l }},
+		{"dual path: array-bound", "dash", 3 * unit.Microsecond, true,
+			func(h dash.HBFSpec, l unit.BytesPerSecond) unit.BytesPerSecond { return h.ArrayReadBandwidth() }},
+		{"dual path: link-bound at fast t_R", "dash", 2 * unit.Microsecond, true,
+			func(h dash.HBFSpec, l unit.BytesPerSecond) unit.BytesPerSecond { return 2 * l }},
+		{"direct: array-bound at slow t_R", "direct-only", 8 * unit.Microsecond, true,
+			func(h dash.HBFSpec, l unit.BytesPerSecond) unit.BytesPerSecond { return h.ArrayReadBandwidth() }},
+		{"no cache read", "dash", 3 * unit.Microsecond, false,
+			func(h dash.HBFSpec, l unit.BytesPerSecond) unit.BytesPerSecond { return h.ArrayReadBandwidth() }},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			exp := build(t, "qwen3-235b-a22b", c.system, 1, 64, 2, func(b dash.ExperimentBuilder) dash.ExperimentBuilder {
+				return b.TRead(c.tr).Modify(func(s *dash.SystemSpec) { s.HBF.CacheRead = c.cache })
+			})
+			cfg, _ := newConfig(exp)
+			for _, jump := range []bool{false, true} {
+				e := newEngine(cfg)
+				e.noJump = !jump
+				// Two experts: the dual-path topologies put one on each route set.
+				p := pass{ops: []opSpec{{class: ClassExperts, layer: 0, routedN: 2, expertSize: total}}}
+				if err := e.runPass(&p); err != nil {
+					t.Fatal(err)
+				}
+				got := unit.Rate(2*total/unit.Bytes(cfg.pairs), e.now)
+				want := c.want(exp.System().HBF, cfg.link)
+				if float64(got) > float64(want)*1.0001 || float64(got) < float64(want)*0.98 {
+					t.Errorf("jump=%v: %v per stack, want about %v", jump, got, want)
+				}
+				for _, h := range e.hbf {
+					if h.slotsFree != cfg.hbfSlots || h.relayFree != cfg.relaySlots {
+						t.Errorf("SRAM slots not all returned: %d/%d, relay %d/%d", h.slotsFree, cfg.hbfSlots, h.relayFree, cfg.relaySlots)
+					}
+				}
+			}
+		})
+	}
+}
+
+func TestCompactDASHRefusesWhatDoesNotFit(t *testing.T) {
+	_, err := reference.Experiment("llama4-maverick", "compact-dash").Build()
+	if err == nil {
+		t.Fatal("Llama 4 Maverick (801 GB) built on compact-dash (512 GB of HBF)")
+	}
+}
+
+func BenchmarkQwen3B64Dash(b *testing.B) {
+	exp := build(b, "qwen3-235b-a22b", "dash", 64, 1024, 128)
+	for b.Loop() {
+		if _, err := Run(exp); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -1,0 +1,145 @@
+package reproduce
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/dashlab/dashlab/reference"
+)
+
+// Fig. 9: fixed-batch throughput and E2E latency (§VI-B).
+//
+// Throughput is the decode-phase rate, B x (L_out - 1) / (E2E - TTFT): the
+// paper's Fig. 9(a) reports throughput and E2E separately with different
+// gains (1.90x and a 42.2% reduction over RelayOnly), which output tokens
+// over E2E could not give. Speedups are geometric means of paired ratios
+// DASH / baseline; E2E reductions are 1 - the geometric mean of the paired
+// latency ratios DASH / baseline ("based on paired latency ratios").
+
+// Fig9Systems are the four configurations of the paper's Fig. 8.
+var Fig9Systems = []string{"dash", "compact-dash", "relay-only", "direct-only"}
+
+// Fig9aBatches are the batch sizes of Fig. 9(a).
+var Fig9aBatches = []int{1, 4, 16, 64}
+
+// Fig9bWorkload is one L_in/L_out pair of Fig. 9(b).
+type Fig9bWorkload struct {
+	Label          string
+	Prompt, Output int
+}
+
+// Fig9bWorkloads are the sequence-length cases of Fig. 9(b) (K = 1024).
+var Fig9bWorkloads = []Fig9bWorkload{
+	{"512/16", 512, 16}, {"4K/16", 4096, 16}, {"512/20K", 512, 20480}, {"20K/20K", 20480, 20480},
+}
+
+// Fig9Result holds the sweeps behind Fig. 9.
+type Fig9Result struct {
+	A []Point // 1K/128, B in {1,4,16,64}
+	B []Point // B = 1, the Fig9bWorkloads
+}
+
+func init() {
+	register(group{name: "fig9a", prefixes: []string{"fig9a.", "intro.b4."}, run: runFig9a})
+	register(group{name: "fig9b", prefixes: []string{"fig9b."}, run: runFig9b})
+}
+
+func runFig9a(opts Options, art *Artifacts) (Values, error) {
+	var specs []spec
+	for _, m := range reference.Fig9ModelIDs {
+		for _, b := range Fig9aBatches {
+			for _, s := range Fig9Systems {
+				specs = append(specs, spec{model: m, system: s, batch: b, prompt: 1024, output: 128})
+			}
+		}
+	}
+	points := runSweep(specs, opts.Workers)
+	art.Fig9.A = points
+	var v Values
+	if err := sweepErr(points); err != nil {
+		return v, err
+	}
+	for _, base := range []string{"relay-only", "direct-only"} {
+		var tput, e2e, tputB4, e2eB4 []float64
+		for _, m := range reference.Fig9ModelIDs {
+			for _, b := range Fig9aBatches {
+				d, okD := lookup(points, m, "dash", b, 1024, 128)
+				x, okX := lookup(points, m, base, b, 1024, 128)
+				if !okD || !okX {
+					return v, fmt.Errorf("fig9a: missing %s or %s for %s B=%d", "dash", base, m, b)
+				}
+				t := d.Result.DecodeThroughput / x.Result.DecodeThroughput
+				r := d.Result.E2E.Seconds() / x.Result.E2E.Seconds()
+				tput, e2e = append(tput, t), append(e2e, r)
+				if b == 4 {
+					tputB4, e2eB4 = append(tputB4, t), append(e2eB4, r)
+				}
+			}
+		}
+		suffix := ".vs_" + map[string]string{"relay-only": "relay_only", "direct-only": "direct_only"}[base]
+		n := fmt.Sprintf("%d (model, B) pairs", len(tput))
+		v.Set("fig9a.throughput_speedup_geomean"+suffix, geomean(tput), "geomean of decode-throughput ratios over "+n)
+		v.Set("fig9a.e2e_reduction_pct"+suffix, 100*(1-geomean(e2e)), "1 - geomean of E2E ratios over "+n)
+		if base == "relay-only" {
+			v.Set("intro.b4.throughput_speedup_geomean.vs_relay_only", geomean(tputB4), "B=4, five models")
+			v.Set("intro.b4.e2e_reduction_pct.vs_relay_only", 100*(1-geomean(e2eB4)), "B=4, five models")
+		}
+	}
+	return v, nil
+}
+
+func fig9bSpecs() []spec {
+	var specs []spec
+	for _, m := range reference.Fig9ModelIDs {
+		model := reference.MustModel(m)
+		for _, w := range Fig9bWorkloads {
+			if model.MaxContext > 0 && w.Prompt+w.Output > model.MaxContext {
+				continue // the paper includes only workloads within the context window
+			}
+			for _, s := range Fig9Systems {
+				specs = append(specs, spec{model: m, system: s, batch: 1, prompt: w.Prompt, output: w.Output})
+			}
+		}
+	}
+	return specs
+}
+
+func runFig9b(opts Options, art *Artifacts) (Values, error) {
+	specs := fig9bSpecs()
+	points := runSweep(specs, opts.Workers)
+	art.Fig9.B = points
+	var v Values
+	if err := sweepErr(points); err != nil {
+		return v, err
+	}
+	for _, base := range []string{"relay-only", "direct-only"} {
+		var tput, e2e []float64
+		for _, sp := range specs {
+			if sp.system != "dash" {
+				continue
+			}
+			d, okD := lookup(points, sp.model, "dash", 1, sp.prompt, sp.output)
+			x, okX := lookup(points, sp.model, base, 1, sp.prompt, sp.output)
+			if !okD || !okX {
+				return v, fmt.Errorf("fig9b: missing dash or %s for %s %d/%d", base, sp.model, sp.prompt, sp.output)
+			}
+			tput = append(tput, d.Result.DecodeThroughput/x.Result.DecodeThroughput)
+			e2e = append(e2e, d.Result.E2E.Seconds()/x.Result.E2E.Seconds())
+		}
+		suffix := ".vs_" + map[string]string{"relay-only": "relay_only", "direct-only": "direct_only"}[base]
+		n := fmt.Sprintf("%d (model, workload) pairs; the paper's 20 include Llama 4's 4K/256K and 4K/1M KV-spill cases, not simulated yet", len(tput))
+		v.Set("fig9b.throughput_speedup_geomean"+suffix, geomean(tput), "geomean over "+n)
+		v.Set("fig9b.e2e_reduction_pct"+suffix, 100*(1-geomean(e2e)), "1 - geomean of E2E ratios over "+n)
+	}
+	// The KV footprint of the Llama 4 long decode follows from the spec.
+	m := reference.MustModel("llama4-maverick")
+	f, err := m.Footprint()
+	if err != nil {
+		return v, err
+	}
+	kv := float64(f.KVBytesPerTokenPerLayer) * float64(m.NumLayers) * float64(4096+1_000_000)
+	v.Set("fig9b.llama4_4k_1m.kv_cache_gb", kv/1e9, "(4096 + 1,000,000) tokens x 48 layers x KV bytes per token per layer")
+	return v, nil
+}
+
+var _ = math.Inf
