@@ -6,23 +6,11 @@ import (
 	"gonum.org/v1/gonum/optimize"
 )
 
-func cmpFloat(a, b float64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
-}
+// roof is a fitted roofline: latency = o + max(flops/p, bytes/bw), in
+// seconds, bytes per second and FLOP per second.
+type roof struct{ o, bw, p float64 }
 
-func mean(v []float64) float64 {
-	s := 0.0
-	for _, x := range v {
-		s += x
-	}
-	return s / float64(len(v))
-}
+func (r roof) at(w work) float64 { return r.o + math.Max(w.flops/r.p, w.bytes()/r.bw) }
 
 // fitRoof fits (overhead, bandwidth, rate) to the samples by least squares
 // on relative error, with Nelder-Mead over the logarithms of the parameters and

@@ -39,20 +39,22 @@ type Model struct {
 }
 
 // NewModel fits a timing model to a profile for a target GPU. When the target
-// is the profile's GPU the model is measured; otherwise it is derived: compute
-// time scales by the ratio of SMs x boost clock, memory time by the ratio of
-// HBM bandwidths, and the launch floor is kept. Deriving needs both specs'
-// SM count, boost clock and bandwidth.
+// is the profile's GPU (same ID as [Profile.GPU]) the model is measured;
+// otherwise it is derived: compute time scales by the ratio of SMs x boost
+// clock, memory time by the ratio of HBM bandwidths, and the launch floor is
+// kept. Deriving needs a valid target spec and the profile GPU's SM count,
+// boost clock and bandwidth, which a catalogue GPU has and a GPU known only
+// from env.json lacks.
 func NewModel(p *Profile, target Spec) (*Model, error) {
 	if p == nil || len(p.Points) == 0 {
 		return nil, errors.New("gpu: empty profile")
 	}
-	if err := target.Validate(); err != nil {
-		return nil, err
-	}
 	m := &Model{target: target, source: p.GPU(), cScale: 1, mScale: 1}
 	m.derived = m.source.ID != target.ID
 	if m.derived {
+		if err := target.Validate(); err != nil {
+			return nil, err
+		}
 		s := m.source
 		if s.SMs <= 0 || s.BoostClock <= 0 || s.MemBandwidth <= 0 {
 			return nil, fmt.Errorf("gpu: cannot derive %s from a profile of %q: its SM count, boost clock or bandwidth is unknown", target.ID, s.Name)
@@ -66,14 +68,24 @@ func NewModel(p *Profile, target Spec) (*Model, error) {
 	if target.PeakFP8 > 0 && target.PeakBF16 > 0 {
 		m.fp8Speed = math.Max(1, float64(target.PeakFP8)/float64(target.PeakBF16)*FP8BlockScaleEfficiency)
 	}
+	m.fit(p)
+	return m, nil
+}
+
+// fit sets the floor, builds the tables and sets the effective bandwidth.
+func (m *Model) fit(p *Profile) {
 	m.floor = floorOf(p)
-	m.bw = envelopeBandwidth(p.Points, m.floor)
 	prior := priorRoof(m.source, m.floor)
 	byKind := samplesByKind(p.Points)
 	for k := GEMM; k <= Route; k++ {
 		m.tables[k] = buildTable(k, byKind[k], prior)
 	}
-	return m, nil
+	m.bw = envelopeBandwidth(p.Points, m.floor)
+	for k := GEMM; k <= Route; k++ {
+		if tb := m.tables[k]; tb.memoryBound(byKind[k]) >= 3 {
+			m.bw = math.Max(m.bw, tb.roof.bw)
+		}
+	}
 }
 
 // floorOf is the launch floor: env.json's tiny kernel, else the default,
@@ -92,7 +104,10 @@ func floorOf(p *Profile) float64 {
 // envelopeBandwidth is the highest bandwidth any measurement implies once
 // the floor is removed: bytes / (latency - floor). With it every measured
 // latency is at least floor + bytes/bandwidth, so the split into Overhead and
-// a memory floor never goes negative.
+// a memory floor never goes negative. The model takes the larger of it and
+// the bandwidth of every kind's fitted roofline that the kind's memory-bound
+// measurements determine, so that extrapolating a roofline to larger
+// transfers stays above the floor too.
 func envelopeBandwidth(pts []Point, floor float64) float64 {
 	bw := 0.0
 	for _, pt := range pts {
@@ -148,9 +163,10 @@ func (m *Model) Derived() bool { return m.derived }
 
 // MemBandwidth is the effective HBM bandwidth of the target GPU that the
 // split of Latency into Overhead + max(Compute, bytes/bandwidth) uses: on
-// the profile's GPU the highest bandwidth any measurement reaches (4.5 TB/s
-// on the H200, 94% of its datasheet figure), scaled by the bandwidth ratio
-// for a derived GPU.
+// the profile's GPU the highest bandwidth the measurements reach (4.56 TB/s
+// on the H200, 95% of its datasheet figure), scaled by the bandwidth ratio
+// for a derived GPU. An engine that streams an op's bytes from this GPU's
+// own HBM should use it, so that it reproduces Latency.
 func (m *Model) MemBandwidth() unit.BytesPerSecond {
 	return unit.BytesPerSecond(m.bw / m.mScale)
 }

@@ -11,6 +11,7 @@ import (
 	"math"
 	"os"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -222,27 +223,26 @@ func (p *Profile) GPU() Spec {
 	return s
 }
 
-// sameModel reports whether two GPU names share their model token
-// ("NVIDIA H200" and "NVIDIA H200 SXM": H200; "NVIDIA H100 PCIe" and
-// "NVIDIA H100 80GB HBM3" do not match because of the form factor word).
+// sameModel reports whether an env.json GPU name names the catalogue GPU:
+// the catalogue name's model number ("h200") is one of its words, and a
+// form factor ("pcie", "nvl") it mentions is the catalogue's. torch reports
+// an H200 SXM as "NVIDIA H200" and an H100 PCIe as "NVIDIA H100 PCIe".
 func sameModel(env, name string) bool {
-	a, b := strings.Fields(strings.ToLower(env)), strings.Fields(strings.ToLower(name))
-	var model string
-	for _, w := range b {
-		if len(w) >= 2 && w[0] >= 'a' && w[0] <= 'z' && w[1] >= '0' && w[1] <= '9' {
-			model = w
+	envWords := strings.Fields(strings.ToLower(env))
+	nameWords := strings.Fields(strings.ToLower(name))
+	hasModel := false
+	for _, w := range nameWords {
+		if len(w) >= 2 && w[0] >= 'a' && w[0] <= 'z' && w[1] >= '0' && w[1] <= '9' && slices.Contains(envWords, w) {
+			hasModel = true
 		}
 	}
-	if model == "" || !strings.Contains(" "+strings.Join(a, " ")+" ", " "+model+" ") {
+	if !hasModel {
 		return false
 	}
-	for _, ff := range []string{"pcie", "sxm", "nvl"} {
-		inName := strings.Contains(strings.ToLower(name), ff)
-		inEnv := strings.Contains(strings.ToLower(env), ff)
-		if inEnv && !inName {
-			return false
-		}
-		if inName && ff == "pcie" && !inEnv {
+	lowerEnv, lowerName := strings.ToLower(env), strings.ToLower(name)
+	for _, ff := range []string{"pcie", "nvl", "sxm"} {
+		inEnv, inName := strings.Contains(lowerEnv, ff), strings.Contains(lowerName, ff)
+		if inEnv && !inName || inName && !inEnv && ff != "sxm" { // torch omits "SXM"
 			return false
 		}
 	}
@@ -332,7 +332,7 @@ func loadProfile(fsys fs.FS, prefix string) (*Profile, error) {
 	return p, nil
 }
 
-// table is a CSV read against a schema.
+// csvTable is a whole CSV file with its header indexed.
 type csvTable struct {
 	header []string
 	col    map[string]int

@@ -1,128 +1,45 @@
 package gpu
 
 import (
+	"cmp"
 	"math"
 	"slices"
-	"sync/atomic"
 
 	"gonum.org/v1/gonum/interp"
+	"gonum.org/v1/gonum/stat"
 )
 
-// roof is a fitted roofline: latency = o + max(flops/p, bytes/bw), in
-// seconds, bytes per second and FLOP per second.
-type roof struct{ o, bw, p float64 }
-
-func (r roof) at(w work) float64 { return r.o + math.Max(w.flops/r.p, w.bytes()/r.bw) }
-
-// numKinds bounds the OpKind values, which index the model's tables.
-const numKinds = int(Route) + 1
-
-// famKey identifies a shape family: the shape fields that are not swept.
-type famKey [3]int
-
-// famKeyOf returns op's family: GEMM (K, N); Grouped (Hidden, Inter);
-// attention (Heads, KVHeads, HeadDim); MLA (Heads, LatentDim, RopeDim);
-// RMSNorm (Dim); Route (Experts, TopK).
-func famKeyOf(op Op) famKey {
-	switch op.Kind {
-	case GEMM:
-		return famKey{op.K, op.N}
-	case Grouped:
-		return famKey{op.Hidden, op.Inter}
-	case AttnPrefill, AttnDecode:
-		return famKey{op.Heads, op.KVHeads, op.HeadDim}
-	case AttnDecodeMLA:
-		return famKey{op.Heads, op.LatentDim, op.RopeDim}
-	case RMSNorm:
-		return famKey{op.Dim}
-	case Route:
-		return famKey{op.Experts, op.TopK}
-	}
-	return famKey{}
-}
-
-// withKey returns op with its family fields set to k.
-func withKey(op Op, k famKey) Op {
-	switch op.Kind {
-	case GEMM:
-		op.K, op.N = k[0], k[1]
-	case Grouped:
-		op.Hidden, op.Inter = k[0], k[1]
-	case AttnPrefill, AttnDecode:
-		op.Heads, op.KVHeads, op.HeadDim = k[0], k[1], k[2]
-	case AttnDecodeMLA:
-		op.Heads, op.LatentDim, op.RopeDim = k[0], k[1], k[2]
-		op.HeadDim = k[1] + k[2]
-	case RMSNorm:
-		op.Dim = k[0]
-	case Route:
-		op.Experts, op.TopK = k[0], k[1]
-	}
-	return op
-}
-
-// coordOf places a family for the nearest-family search: the logarithms of
-// its key sizes.
-func coordOf(k famKey) [3]float64 {
-	var c [3]float64
-	for i, v := range k {
-		if v > 0 {
-			c[i] = math.Log(float64(v))
-		}
-	}
-	return c
-}
-
-// is2D reports whether a kind's families are swept over two coordinates.
-func is2D(k OpKind) bool { return k == Grouped || k == AttnDecode || k == AttnDecodeMLA }
-
-// sweepOf returns op's position within its family: x1 is the outer
-// coordinate of a 2-D sweep (Experts or Batch; 0 for 1-D) and x2 the inner
-// one (M, rows per expert, or KV length).
-func sweepOf(op Op) (x1, x2 float64) {
-	switch op.Kind {
-	case GEMM, RMSNorm, Route:
-		return 0, float64(op.M)
-	case Grouped:
-		return float64(op.Experts), float64(op.Rows)
-	case AttnPrefill:
-		return 0, float64(op.KVLen)
-	case AttnDecode, AttnDecodeMLA:
-		return float64(op.Batch), float64(op.KVLen)
-	}
-	return 0, 1
-}
-
-// withSweep returns op moved to position (x1, x2) of its family.
-func withSweep(op Op, x1, x2 float64) Op {
-	n := func(x float64) int { return clampDim(int(math.Round(math.Min(x, maxDim))), 1) }
-	switch op.Kind {
-	case GEMM, RMSNorm, Route:
-		op.M = n(x2)
-	case Grouped:
-		op.Experts, op.Rows = n(x1), n(x2)
-	case AttnPrefill:
-		op.Batch, op.QLen, op.KVLen = 1, n(x2), n(x2)
-	case AttnDecode, AttnDecodeMLA:
-		op.Batch, op.KVLen = n(x1), n(x2)
-	}
-	return op
-}
-
-// row is one family's measurements along the inner sweep coordinate x2 at a
+// row is one family's latencies along the inner sweep coordinate x2 at a
 // fixed outer one x1. It interpolates log latency over the roofline
 // coordinate u = log g(x2) + tilt*log x2, where g is the kind's fitted
 // roofline at the family's shape: u grows with x2, so the monotone spline
 // keeps monotone data monotone, and latency is nearly linear in u across
 // the memory-to-compute ridge, where it is far from linear in log x2.
+//
+// Nodes xs[m0:m1] are measurements; nodes outside them extend the row
+// beyond its measured range (see [table.extend]).
 type row struct {
-	x1  float64
-	xs  []float64 // x2 of each node, strictly increasing
-	u   []float64 // roofline coordinate of each node, strictly increasing
-	ly  []float64 // log latency (seconds) of each node
-	spl interp.FritschButland
+	x1     float64
+	xs     []float64 // x2 of each node, strictly increasing
+	u      []float64 // roofline coordinate of each node, strictly increasing
+	ly     []float64 // log latency (seconds) of each node
+	m0, m1 int       // the measured nodes
+	spl    interp.FritschButland
 	// logx marks a row interpolated over log x2 instead of u.
 	logx bool
+}
+
+// tilt keeps u strictly increasing where the roofline is flat (a tiny op
+// whose latency is all overhead).
+const tilt = 0.05
+
+// measured reports whether x2 lies within the row's measured range.
+func (r *row) measured(x2 float64) bool { return x2 >= r.xs[r.m0] && x2 <= r.xs[r.m1-1] }
+
+// node returns the index of the measured node at x2, if there is one.
+func (r *row) node(x2 float64) (int, bool) {
+	i, ok := slices.BinarySearch(r.xs[r.m0:r.m1], x2)
+	return r.m0 + i, ok
 }
 
 // fit fits the row's monotone cubic (it never overshoots between nodes).
@@ -144,16 +61,9 @@ func (r *row) fit() {
 	_ = r.spl.Fit(r.u, r.ly)
 }
 
-// node returns the index of the node at x2, if there is one.
-func (r *row) node(x2 float64) (int, bool) { return slices.BinarySearch(r.xs, x2) }
-
-// tilt keeps u strictly increasing where the roofline is flat (a tiny op
-// whose latency is all overhead).
-const tilt = 0.05
-
 // at returns the interpolated log latency at x2 (roofline coordinate u), or
-// the edge value and the edge x2 when x2 lies outside the row.
-func (r *row) at(x2, u float64) (ly, edge float64, inside bool) {
+// the edge node's value and x2 when x2 lies beyond every node.
+func (r *row) at(x2, u float64) (ly, edge float64, within bool) {
 	n := len(r.xs)
 	switch {
 	case x2 < r.xs[0]:
@@ -207,9 +117,17 @@ type sample struct {
 	t  float64 // seconds
 }
 
-// neighbours is how many of the nearest measured families correct the
-// roofline for a shape whose family was not measured.
+// neighbours is how many of the nearest measured families inform a
+// prediction from other families.
 const neighbours = 4
+
+// nbEps softens the inverse-squared-distance weights of neighbours.
+const nbEps = 0.02
+
+// blend is the weight of the neighbours' measurements in a family's
+// prediction at a position it lacks but its neighbours measured (see
+// [table.evalFamily]).
+const blend = 0.5
 
 // buildTable fits a kind's roofline (starting from init) and builds its
 // families from samples of that kind.
@@ -222,9 +140,7 @@ func buildTable(kind OpKind, samples []sample, init roof) *table {
 
 	// Group by family, then by outer coordinate; merge repeated positions
 	// (the same shape measured for two models) by their geometric mean.
-	type pos struct {
-		x1, x2 float64
-	}
+	type pos struct{ x1, x2 float64 }
 	byFam := map[famKey]map[pos][]float64{}
 	var order []famKey
 	for _, s := range samples {
@@ -237,6 +153,7 @@ func buildTable(kind OpKind, samples []sample, init roof) *table {
 		byFam[k][pos{x1, x2}] = append(byFam[k][pos{x1, x2}], math.Log(s.t))
 	}
 	slices.SortFunc(order, func(a, b famKey) int { return slices.Compare(a[:], b[:]) })
+	rep := samples[0].op
 	for _, k := range order {
 		var ps []pos
 		for p := range byFam[k] {
@@ -244,9 +161,9 @@ func buildTable(kind OpKind, samples []sample, init roof) *table {
 		}
 		slices.SortFunc(ps, func(a, b pos) int {
 			if a.x1 != b.x1 {
-				return cmpFloat(a.x1, b.x1)
+				return cmp.Compare(a.x1, b.x1)
 			}
-			return cmpFloat(a.x2, b.x2)
+			return cmp.Compare(a.x2, b.x2)
 		})
 		f := family{key: k, coord: coordOf(k)}
 		for _, p := range ps {
@@ -255,32 +172,131 @@ func buildTable(kind OpKind, samples []sample, init roof) *table {
 			}
 			r := &f.rows[len(f.rows)-1]
 			r.xs = append(r.xs, p.x2)
-			r.ly = append(r.ly, mean(byFam[k][p]))
+			r.ly = append(r.ly, stat.Mean(byFam[k][p], nil))
 		}
-		rep := withKey(samples[0].op, k)
 		for i := range f.rows {
 			r := &f.rows[i]
-			r.u = make([]float64, len(r.xs))
-			for j, x2 := range r.xs {
-				r.u[j] = math.Log(tb.g(rep, r.x1, x2)) + tilt*math.Log(x2)
-			}
+			r.m1 = len(r.xs)
+			r.u = tb.coords(withKey(rep, k), r.x1, r.xs)
 			r.fit()
 		}
 		tb.index[k] = len(tb.fams)
 		tb.fams = append(tb.fams, f)
 	}
+	byDist := make([][]int, len(tb.fams))
+	byDistW := make([][]float64, len(tb.fams))
 	for fi := range tb.fams {
 		f := &tb.fams[fi]
-		f.nb, f.nbw = tb.nearest(f.coord, fi)
+		byDist[fi], byDistW[fi] = tb.nearest(f.coord, fi, len(tb.fams))
+		n := min(neighbours, len(byDist[fi]))
+		f.nb, f.nbw = byDist[fi][:n], byDistW[fi][:n]
+	}
+	// Extend every row from the measured rows only, then install.
+	ext := make([][]row, len(tb.fams))
+	for fi := range tb.fams {
+		for ri := range tb.fams[fi].rows {
+			ext[fi] = append(ext[fi], tb.extend(&tb.fams[fi], &tb.fams[fi].rows[ri], withKey(rep, tb.fams[fi].key), byDist[fi], byDistW[fi]))
+		}
+	}
+	for fi := range tb.fams {
+		tb.fams[fi].rows = ext[fi]
 	}
 	return tb
 }
 
-// nearest returns the neighbours nearest to coordinate c, skipping family
-// skip, with inverse-squared-distance weights.
-func (tb *table) nearest(c [3]float64, skip int) ([]int, []float64) {
-	var idx []int
-	var w []float64
+// coords returns the roofline coordinates of op at x1 and each of xs.
+func (tb *table) coords(op Op, x1 float64, xs []float64) []float64 {
+	u := make([]float64, len(xs))
+	for j, x2 := range xs {
+		u[j] = math.Log(tb.g(op, x1, x2)) + tilt*math.Log(x2)
+	}
+	return u
+}
+
+// extend returns row r of family f with nodes added beyond its measured
+// range, wherever the nearest families (nearest first, up to [neighbours])
+// measured further: the edge measurement carried along the roofline, plus
+// the mean change of those families' residual (log measured over roofline)
+// between the edge and the node. The roofline alone would carry the edge's
+// efficiency unchanged; the neighbours say how efficiency moves with size
+// (a projection measured to 1,024 tokens predicts 16,384 from the shapes
+// that were measured there).
+func (tb *table) extend(f *family, r *row, op Op, byDist []int, byDistW []float64) row {
+	lo, hi := r.xs[0], r.xs[len(r.xs)-1]
+	var below, above []float64
+	for _, i := range byDist {
+		nr := tb.fams[i].rowAt(r.x1)
+		if nr == nil {
+			continue
+		}
+		for _, x := range nr.xs[nr.m0:nr.m1] {
+			if x < lo {
+				below = append(below, x)
+			} else if x > hi {
+				above = append(above, x)
+			}
+		}
+	}
+	if len(below) == 0 && len(above) == 0 {
+		return *r
+	}
+	slices.Sort(below)
+	slices.Sort(above)
+	below, above = slices.Compact(below), slices.Compact(above)
+	value := func(x, edge, lyEdge float64) float64 {
+		shift, sw, n := 0.0, 0.0, 0
+		a, b := min(x, edge), max(x, edge)
+		for j, i := range byDist {
+			nf := &tb.fams[i]
+			nr := nf.rowAt(r.x1)
+			if nr == nil || nr.xs[nr.m0] > a || nr.xs[nr.m1-1] < b {
+				continue
+			}
+			nop := withKey(op, nf.key)
+			at := tb.measuredLog(nr, nop, x) - math.Log(tb.g(nop, r.x1, x))
+			ae := tb.measuredLog(nr, nop, edge) - math.Log(tb.g(nop, r.x1, edge))
+			shift += byDistW[j] * (at - ae)
+			sw += byDistW[j]
+			if n++; n == neighbours {
+				break
+			}
+		}
+		if sw > 0 {
+			shift /= sw
+		}
+		return lyEdge + math.Log(tb.g(op, r.x1, x)) - math.Log(tb.g(op, r.x1, edge)) + shift
+	}
+	out := row{x1: r.x1}
+	for _, x := range below {
+		out.xs = append(out.xs, x)
+		out.ly = append(out.ly, value(x, lo, r.ly[0]))
+	}
+	out.m0 = len(out.xs)
+	out.xs = append(out.xs, r.xs...)
+	out.ly = append(out.ly, r.ly...)
+	out.m1 = len(out.xs)
+	for _, x := range above {
+		out.xs = append(out.xs, x)
+		out.ly = append(out.ly, value(x, hi, r.ly[len(r.ly)-1]))
+	}
+	out.u = tb.coords(op, r.x1, out.xs)
+	out.fit()
+	return out
+}
+
+// measuredLog is the log latency of a measured row at x2 within its
+// measured range.
+func (tb *table) measuredLog(r *row, op Op, x2 float64) float64 {
+	if k, ok := r.node(x2); ok {
+		return r.ly[k]
+	}
+	ly, _, _ := tb.evalRow(r, newQuery(withSweep(op, r.x1, x2)))
+	return ly
+}
+
+// nearest returns the families nearest to coordinate c, skipping family
+// skip, at most k, with inverse-squared-distance weights.
+func (tb *table) nearest(c [3]float64, skip, k int) ([]int, []float64) {
 	type cand struct {
 		i int
 		d float64
@@ -297,21 +313,28 @@ func (tb *table) nearest(c [3]float64, skip int) ([]int, []float64) {
 		}
 		cs = append(cs, cand{i, d})
 	}
-	slices.SortStableFunc(cs, func(a, b cand) int { return cmpFloat(a.d, b.d) })
-	for _, x := range cs[:min(neighbours, len(cs))] {
+	slices.SortStableFunc(cs, func(a, b cand) int { return cmp.Compare(a.d, b.d) })
+	var idx []int
+	var w []float64
+	for _, x := range cs[:min(k, len(cs))] {
 		idx = append(idx, x.i)
 		w = append(w, 1/(x.d+nbEps))
 	}
 	return idx, w
 }
 
-// nbEps softens the inverse-squared-distance weights.
-const nbEps = 0.02
-
-// blend is the weight of the neighbours' measurements in a family's
-// prediction at a position it lacks but its neighbours measured (see
-// [table.evalFamily]).
-const blend = 0.5
+// memoryBound counts the samples the fitted roofline puts on its memory
+// side.
+func (tb *table) memoryBound(samples []sample) int {
+	n := 0
+	for _, s := range samples {
+		w := workOf(s.op)
+		if w.bytes()/tb.roof.bw > w.flops/tb.roof.p {
+			n++
+		}
+	}
+	return n
+}
 
 // query is one position to evaluate: an op (carrying its family key), its
 // sweep coordinates and log x2.
@@ -329,6 +352,29 @@ func newQuery(op Op) query {
 func (q query) at(k famKey) query {
 	q.op = withKey(q.op, k)
 	return q
+}
+
+// g is the kind's roofline latency of op moved to (x1, x2), BF16 weights.
+func (tb *table) g(op Op, x1, x2 float64) float64 {
+	op = withSweep(op, x1, x2)
+	op.WeightDType = BF16
+	return tb.roof.at(workOf(op))
+}
+
+// evalRow returns the log latency of q on row r, the log roofline there,
+// and whether q lies within the row's measured range. Beyond the row's last
+// node the node is carried along the roofline: t(x) = t(edge) g(x)/g(edge).
+func (tb *table) evalRow(r *row, q query) (ly, lg float64, measured bool) {
+	lg = math.Log(tb.g(q.op, r.x1, q.x2))
+	u := lg + tilt*q.lx2
+	if r.logx {
+		u = q.lx2
+	}
+	ly, edge, within := r.at(q.x2, u)
+	if !within {
+		ly += lg - math.Log(tb.g(q.op, r.x1, edge))
+	}
+	return ly, lg, r.measured(q.x2)
 }
 
 // cross is the mean log residual (measured over roofline) of the
@@ -354,54 +400,32 @@ func (tb *table) cross(f *family, q query) (float64, bool) {
 	return swr / sw, true
 }
 
-// g is the kind's roofline latency of op moved to (x1, x2), BF16 weights.
-func (tb *table) g(op Op, x1, x2 float64) float64 {
-	op = withSweep(op, x1, x2)
-	op.WeightDType = BF16
-	return tb.roof.at(workOf(op))
-}
-
-// evalRow returns the log latency of q on row r and the log roofline there.
-// Outside the row's measured range the edge measurement is carried along
-// the roofline: t(x) = t(edge) * g(x) / g(edge).
-func (tb *table) evalRow(r *row, q query) (ly, lg float64, inside bool) {
-	lg = math.Log(tb.g(q.op, r.x1, q.x2))
-	u := lg + tilt*q.lx2
-	if r.logx {
-		u = q.lx2
-	}
-	ly, edge, inside := r.at(q.x2, u)
-	if !inside {
-		ly += lg - math.Log(tb.g(q.op, r.x1, edge))
-	}
-	return ly, lg, inside
-}
-
 // evalFamily returns the log latency of q (whose key is f's) and whether q
-// lies within f's measurements. Along a row it
-// interpolates the row's measurements; at a position the family lacks but
-// neighbouring families measured (a token count one model's sweep skipped,
-// say) it takes the geometric mean of that interpolation and the
-// neighbours' measured efficiency there (weight [blend]): kernel selection
-// often changes at the same sizes across similar shapes. Between two outer
-// rows it interpolates linearly in x1: latency is affine in the number of
-// experts or requests once each row's fixed cost is paid.
-func (tb *table) evalFamily(f *family, q query, useNeighbours bool) (ly float64, inside bool) {
+// lies within f's measurements. Along a row it interpolates the row's
+// measurements; at a position the family lacks but neighbouring families
+// measured (a token count one model's sweep skipped, say) it takes the
+// geometric mean of that interpolation and the neighbours' measured
+// efficiency there (weight [blend]): kernel selection often changes at the
+// same sizes across similar shapes. Between two outer rows it interpolates
+// linearly in x1: latency is affine in the number of experts or requests
+// once each row's fixed cost is paid. Beyond the outer rows the nearest row
+// is carried along the roofline.
+func (tb *table) evalFamily(f *family, q query, useNeighbours bool) (ly float64, measured bool) {
 	rows := f.rows
 	n := len(rows)
 	if r := f.rowAt(q.x1); r != nil || !is2D(tb.kind) {
 		if r == nil {
 			r = &rows[0]
 		}
-		ly, lg, inside := tb.evalRow(r, q)
-		if useNeighbours && inside {
+		ly, lg, measured := tb.evalRow(r, q)
+		if useNeighbours && measured {
 			if _, node := r.node(q.x2); !node {
 				if res, ok := tb.cross(f, q); ok {
 					ly = (1-blend)*ly + blend*(lg+res)
 				}
 			}
 		}
-		return ly, inside
+		return ly, measured
 	}
 	if q.x1 < rows[0].x1 || q.x1 > rows[n-1].x1 {
 		r := &rows[0]
@@ -422,48 +446,6 @@ func (tb *table) evalFamily(f *family, q query, useNeighbours bool) (ly float64,
 	return math.Log(tlo + a*(thi-tlo)), inLo && inHi
 }
 
-// synthesize builds the family of an unmeasured key: at every position
-// its nearest measured families measured, the roofline times their mean
-// residual (measured over roofline) there, weighted by inverse squared
-// distance between the logarithms of their key sizes. The residual is a
-// family's empirical efficiency relative to the fitted roofline; the
-// synthesised family is then interpolated like a measured one.
-func (tb *table) synthesize(key famKey, rep Op) *family {
-	f := &family{key: key, coord: coordOf(key)}
-	f.nb, f.nbw = tb.nearest(f.coord, -1)
-	rep = withKey(rep, key)
-	var x1s, x2s []float64
-	for _, i := range f.nb {
-		for _, r := range tb.fams[i].rows {
-			x1s = append(x1s, r.x1)
-			x2s = append(x2s, r.xs...)
-		}
-	}
-	slices.Sort(x1s)
-	slices.Sort(x2s)
-	x1s, x2s = slices.Compact(x1s), slices.Compact(x2s)
-	for _, x1 := range x1s {
-		r := row{x1: x1, xs: x2s}
-		for _, x2 := range x2s {
-			q := query{op: rep, x1: x1, x2: x2, lx2: math.Log(x2)}
-			lg := math.Log(tb.g(rep, x1, x2))
-			sw, swr := 0.0, 0.0
-			for j, i := range f.nb {
-				nf := &tb.fams[i]
-				qf := q.at(nf.key)
-				ly, _ := tb.evalFamily(nf, qf, false)
-				sw += f.nbw[j]
-				swr += f.nbw[j] * (ly - math.Log(tb.g(qf.op, x1, x2)))
-			}
-			r.ly = append(r.ly, lg+swr/sw)
-			r.u = append(r.u, lg+tilt*q.lx2)
-		}
-		r.fit()
-		f.rows = append(f.rows, r)
-	}
-	return f
-}
-
 // latency is the table's latency for a normalised op with BF16 weights on
 // the profile's GPU, in seconds, and whether it left the measured range
 // (any shape of an unmeasured family does).
@@ -471,8 +453,8 @@ func (tb *table) latency(op Op) (float64, bool) {
 	q := newQuery(op)
 	key := famKeyOf(op)
 	if i, ok := tb.index[key]; ok {
-		ly, inside := tb.evalFamily(&tb.fams[i], q, true)
-		return math.Exp(ly), !inside
+		ly, measured := tb.evalFamily(&tb.fams[i], q, true)
+		return math.Exp(ly), !measured
 	}
 	if len(tb.fams) == 0 {
 		return tb.g(op, q.x1, q.x2), true
@@ -484,59 +466,4 @@ func (tb *table) latency(op Op) (float64, bool) {
 	}
 	ly, _ := tb.evalFamily(f, q, false)
 	return math.Exp(ly), true
-}
-
-// synthCache is a fixed-size, lock-free map from unmeasured family keys to
-// their synthesised families. Entries are immutable once published, so a
-// hit neither locks nor allocates; when the probe window is full the family
-// is simply not cached.
-type synthCache struct {
-	slots [synthSlots]atomic.Pointer[synthEntry]
-}
-
-type synthEntry struct {
-	key famKey
-	fam *family
-}
-
-const (
-	synthSlots = 1024 // a power of two
-	synthProbe = 16
-)
-
-func (c *synthCache) slot(key famKey) uint64 {
-	h := uint64(14695981039346656037)
-	for _, v := range key {
-		h ^= uint64(v)
-		h *= 1099511628211
-	}
-	return h
-}
-
-func (c *synthCache) get(key famKey) *family {
-	h := c.slot(key)
-	for i := range uint64(synthProbe) {
-		e := c.slots[(h+i)&(synthSlots-1)].Load()
-		if e == nil {
-			return nil
-		}
-		if e.key == key {
-			return e.fam
-		}
-	}
-	return nil
-}
-
-func (c *synthCache) put(key famKey, f *family) {
-	h := c.slot(key)
-	e := &synthEntry{key: key, fam: f}
-	for i := range uint64(synthProbe) {
-		s := &c.slots[(h+i)&(synthSlots-1)]
-		if s.CompareAndSwap(nil, e) {
-			return
-		}
-		if s.Load().key == key {
-			return
-		}
-	}
 }

@@ -29,10 +29,11 @@ func summarise(kind string, errs []float64) ErrorStats {
 }
 
 // validation holds what the error studies share: the model fitted on the
-// whole profile (its fits seed the refits) and the samples by kind.
+// whole profile (whose other kinds' tables, floor and bandwidth serve every
+// prediction), the prior every refit starts from, and the samples by kind.
 type validation struct {
 	m       *Model
-	prior   roof // where every refit starts, as the full fit did
+	prior   roof
 	samples [numKinds][]sample
 	// file maps each kind to its CSV kind.
 	file [numKinds]string
@@ -43,23 +44,12 @@ func newValidation(p *Profile) (*validation, error) {
 		return nil, errors.New("gpu: empty profile")
 	}
 	src := p.GPU()
-	if src.Validate() != nil {
-		// An uncatalogued GPU: the study needs no spec values beyond the
-		// fits' starting point.
-		src = H200SXM()
-		src.ID, src.Name = p.GPU().ID, p.GPU().Name
-	}
 	v := &validation{}
 	m := &Model{target: src, source: src, cScale: 1, mScale: 1, fp8Speed: 1}
-	m.floor = floorOf(p)
-	m.bw = envelopeBandwidth(p.Points, m.floor)
-	prior := priorRoof(src, m.floor)
+	m.fit(p)
 	v.samples = samplesByKind(p.Points)
-	for k := GEMM; k <= Route; k++ {
-		m.tables[k] = buildTable(k, v.samples[k], prior)
-	}
 	v.m = m
-	v.prior = prior
+	v.prior = priorRoof(src, m.floor)
 	for _, pt := range p.Points {
 		v.file[pt.Op.Kind] = pt.kind
 	}

@@ -2,6 +2,7 @@ package sim
 
 import (
 	"fmt"
+	"hash/maphash"
 	"slices"
 
 	"github.com/dashlab/dashlab/dash"
@@ -94,6 +95,7 @@ type engine struct {
 	maxOp         int     // highest operator index with streams or prefetches
 	processed     int64   // events actually handled
 	replayed      int     // passes replayed from the memo
+	tail          *tailRec
 }
 
 func newEngine(c config) *engine {
@@ -106,6 +108,8 @@ func newEngine(c config) *engine {
 	e.hbm = make([]hbmStack, c.pairs)
 	e.links = make([][numLinkDirs]server, c.pairs)
 	e.st.classTime = make([]classStats, numClasses)
+	e.jmp.seed = maphash.MakeSeed()
+	e.jmp.byHash = map[uint64]int{}
 	return e
 }
 
@@ -149,7 +153,7 @@ func (e *engine) enqueueReads(stack int, runs []readRun) {
 }
 
 func (e *engine) runFor(id int32, total unit.Bytes) readRun {
-	return readRun{stream: id, full: int(total / e.cfg.seg), last: total % e.cfg.seg}
+	return readRun{stream: id, full: int64(total / e.cfg.seg), last: total % e.cfg.seg}
 }
 
 // kickArray starts the next sense or program if the array can.
@@ -564,18 +568,18 @@ func (e *engine) handle(ev event) {
 	case evDirectDone:
 		e.releaseSlots(stack, 1)
 		e.deliver(sg.stream, sg.bytes)
-		e.maybeJump()
+		e.maybeJump(sg.stream)
 	case evUpDone:
 		e.onUpDone(stack, sg)
 	case evFwdDone:
 		e.releaseRelay(stack)
 		e.deliver(sg.stream, sg.bytes)
-		e.maybeJump()
+		e.maybeJump(sg.stream)
 	case evHBMArrayDone:
 		e.onHBMArrayDone(stack, sg)
 	case evHBMLinkDone:
 		e.deliver(sg.stream, sg.bytes)
-		e.maybeJump()
+		e.maybeJump(sg.stream)
 	case evWLinkDone:
 		e.issueWrite(sg.stream)
 		e.bufferProgram(stack, sg)

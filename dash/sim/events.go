@@ -36,7 +36,8 @@ func (a *event) before(b *event) bool {
 	return a.t < b.t || a.t == b.t && a.seq < b.seq
 }
 
-// eventQueue is a binary min-heap of events.
+// eventQueue is a 4-ary min-heap of events: shallower than a binary heap,
+// with the children of a node adjacent in memory.
 type eventQueue []event
 
 func (q *eventQueue) push(e event) {
@@ -44,7 +45,7 @@ func (q *eventQueue) push(e event) {
 	h := *q
 	i := len(h) - 1
 	for i > 0 {
-		p := (i - 1) / 2
+		p := (i - 1) / 4
 		if !h[i].before(&h[p]) {
 			break
 		}
@@ -57,23 +58,28 @@ func (q *eventQueue) pop() event {
 	h := *q
 	top := h[0]
 	n := len(h) - 1
-	h[0] = h[n]
+	last := h[n]
 	h = h[:n]
 	i := 0
 	for {
-		l := 2*i + 1
-		if l >= n {
+		c := 4*i + 1
+		if c >= n {
 			break
 		}
-		m := l
-		if r := l + 1; r < n && h[r].before(&h[l]) {
-			m = r
+		m := c
+		for k := c + 1; k < c+4 && k < n; k++ {
+			if h[k].before(&h[m]) {
+				m = k
+			}
 		}
-		if !h[m].before(&h[i]) {
+		if !h[m].before(&last) {
 			break
 		}
-		h[i], h[m] = h[m], h[i]
+		h[i] = h[m]
 		i = m
+	}
+	if n > 0 {
+		h[i] = last
 	}
 	*q = h
 	return top

@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"hash/maphash"
 	"slices"
+	"unsafe"
 )
 
 // Exact periodic jumps.
@@ -44,11 +45,18 @@ type jumper struct {
 	at     uint64 // epoch of the stored snapshots
 	seen   int    // deliveries in the current epoch
 	jumps  int64
-	pos    map[int32]int64
+	// Backoff: after failed epochs (no repeat within maxSnapshots), only one
+	// epoch in skip is searched. Whether a shortcut is taken never changes a
+	// result, only how long the simulation takes.
+	failed, skip, skipped int
+	pos                   map[int32]int64
 	// layer boundaries of the current pass
-	layerByHash map[uint64]int
+	layerByHash map[uint64][]int
 	layerSnaps  []layerSnap
 	layers      int64 // layers skipped
+	// tails measured, by state and program
+	tails    map[string]tailOutcome
+	tailHits int
 }
 
 // layerSnap is the engine at the start of a layer.
@@ -65,20 +73,37 @@ const maxSnapshots = 16
 // changed records a structural change: stored snapshots no longer apply.
 func (e *engine) changed() { e.jmp.epoch++ }
 
-// maybeJump is called after a chunk delivery.
-func (e *engine) maybeJump() {
-	if e.noJump || e.trace != nil {
+// maybeJump is called after a chunk of stream id was delivered. Snapshots
+// are taken at the deliveries of one stream, the running operator's first
+// unfinished one: a periodic state recurs at any fixed phase of the period,
+// and fewer snapshots cost less.
+func (e *engine) maybeJump(id int32) {
+	if e.noJump || e.trace != nil || e.pc >= len(e.ops) {
+		return
+	}
+	ref := int32(-1)
+	for _, k := range e.ops[e.pc].streams {
+		if !e.streams[k].finished {
+			ref = k
+			break
+		}
+	}
+	if ref != id {
 		return
 	}
 	j := &e.jmp
-	if j.byHash == nil {
-		j.seed = maphash.MakeSeed()
-		j.byHash = map[uint64]int{}
-	}
 	if j.at != j.epoch {
+		if len(j.snaps) >= maxSnapshots { // the previous epoch searched in vain
+			j.failed++
+			j.skip = min(64, 1<<min(j.failed, 6))
+		}
 		clear(j.byHash)
 		j.snaps = j.snaps[:0]
 		j.at, j.seen = j.epoch, 0
+		j.skipped++
+	}
+	if j.skip > 0 && j.skipped%j.skip != 0 {
+		return
 	}
 	// The pipeline needs a few chunks to fill; a repeat is not looked for
 	// before, nor after the epoch has produced none in maxSnapshots tries.
@@ -91,6 +116,7 @@ func (e *engine) maybeJump() {
 		prev := &j.snaps[i]
 		j.cnt = e.counters(j.cnt[:0])
 		if m := e.jumpCount(prev.counters, j.cnt); m > 0 {
+			j.failed, j.skip = 0, 0
 			e.applyJump(m, e.now-prev.t, prev.counters, j.cnt)
 			e.changed()
 			return
@@ -112,12 +138,12 @@ func (e *engine) maybeJump() {
 // issued), which bound a jump.
 type counterVisitor func(p *int64, remaining bool)
 
-// visit passes an integer field of any int64-based type to f and stores
-// back what f leaves in it.
+// visit passes an integer field of any int64-based type (unit.Bytes,
+// unit.Duration, int64) to f. The field is viewed in place as an int64,
+// which has the same representation; copying it into a local instead would
+// make every visit allocate, and visits run at every snapshot.
 func visit[T ~int64](f counterVisitor, p *T, remaining bool) {
-	v := int64(*p)
-	f(&v, remaining)
-	*p = T(v)
+	f((*int64)(unsafe.Pointer(p)), remaining)
 }
 
 // visitCounters enumerates, in a fixed order, every counter of the state.
@@ -127,10 +153,7 @@ func (e *engine) visitCounters(f counterVisitor) {
 		s := &e.hbf[i]
 		for g := range s.readQ {
 			for r := range s.readQ[g].runs {
-				run := &s.readQ[g].runs[r]
-				full := int64(run.full)
-				f(&full, true)
-				run.full = int(full)
+				visit(f, &s.readQ[g].runs[r].full, true)
 			}
 		}
 	}
@@ -423,7 +446,7 @@ func (e *engine) encodeMode(b []byte, layer bool) []byte {
 func (e *engine) resetLayers() {
 	j := &e.jmp
 	if j.layerByHash == nil {
-		j.layerByHash = map[uint64]int{}
+		j.layerByHash = map[uint64][]int{}
 	}
 	clear(j.layerByHash)
 	j.layerSnaps = j.layerSnaps[:0]
@@ -439,36 +462,22 @@ func (e *engine) atLayerStart(l int) {
 	}
 	j := &e.jmp
 	j.buf = e.encodeMode(j.buf[:0], true)
+	if debugLayer != nil {
+		debugLayer(e, l, j.buf)
+	}
 	h := maphash.Bytes(j.seed, j.buf)
-	if i, ok := j.layerByHash[h]; ok && bytes.Equal(j.layerSnaps[i].key, j.buf) {
-		prev := &j.layerSnaps[i]
-		period := l - prev.layer
-		sig := e.pass.layerSig
-		// Layers l .. l+m*period must repeat the layers period earlier: the
-		// skipped layers l .. l+m*period-1 run as the period just simulated
-		// did, and the engine lands at the start of layer l+m*period, with
-		// that layer's prefetches issued, as it stands now at layer l.
-		m := 0
-		for {
-			next := l + (m+1)*period
-			if next >= len(sig) {
-				break
-			}
-			ok := true
-			for k := l + m*period; k <= next; k++ {
-				if sig[k] != sig[k-period] {
-					ok = false
-					break
-				}
-			}
-			if !ok {
-				break
-			}
-			m++
+	// Several earlier layers may have left the same state (the start of a
+	// dense and of an MoE layer look alike); the most recent one whose
+	// program repeats ahead gives the period.
+	cands := j.layerByHash[h]
+	for c := len(cands) - 1; c >= 0; c-- {
+		prev := &j.layerSnaps[cands[c]]
+		if !bytes.Equal(prev.key, j.buf) {
+			continue
 		}
-		if m > 0 {
+		if m := layersAhead(e.pass.layerSig, l, l-prev.layer); m > 0 {
 			j.cnt = e.globalCounters(j.cnt[:0])
-			e.skipLayers(m, period, e.pc-prev.pc, e.now-prev.t, prev.counters, j.cnt)
+			e.skipLayers(m, l-prev.layer, e.pc-prev.pc, e.now-prev.t, prev.counters, j.cnt)
 			return
 		}
 	}
@@ -479,8 +488,29 @@ func (e *engine) atLayerStart(l int) {
 	s.layer, s.pc, s.t = l, e.pc, e.now
 	s.key = append(s.key[:0], j.buf...)
 	s.counters = e.globalCounters(s.counters[:0])
-	j.layerByHash[h] = len(j.layerSnaps)
+	j.layerByHash[h] = append(cands, len(j.layerSnaps))
 	j.layerSnaps = append(j.layerSnaps, s)
+}
+
+// layersAhead is the number of whole periods of period layers that can be
+// skipped from the start of layer l: layers l .. l+m*period must repeat the
+// layers period earlier, so that the skipped layers l .. l+m*period-1 run
+// as the period just simulated did, and the engine lands at the start of
+// layer l+m*period, with its prefetches issued, as it stands now at l.
+func layersAhead(sig []uint64, l, period int) int {
+	m := 0
+	for {
+		next := l + (m+1)*period
+		if next >= len(sig) {
+			return m
+		}
+		for k := l + m*period; k <= next; k++ {
+			if sig[k] != sig[k-period] {
+				return m
+			}
+		}
+		m++
+	}
 }
 
 // skipLayers advances m periods of period layers: opsPer operators and d of
@@ -518,4 +548,90 @@ func (e *engine) skipLayers(m, period, opsPer int, d Time, before, after []int64
 	e.maxOp += shift
 	e.jmp.layers += int64(m * period)
 	e.changed()
+}
+
+// debugLayer, when set by a test, sees every layer-boundary key.
+var debugLayer func(e *engine, l int, key []byte)
+
+// tailOutcome is how a pass ended after its last layer: the operators after
+// the last layer run to the end of the pass, where the memory system is
+// idle, so the outcome is a duration and the increments of the statistics.
+type tailOutcome struct {
+	d     Time
+	delta []int64
+}
+
+// tailRec is a tail being measured.
+type tailRec struct {
+	key    string
+	t      Time
+	before []int64
+}
+
+// atTail is called when the first operator after the last layer has
+// started. A tail that ran before from the same state is replayed.
+func (e *engine) atTail() {
+	if e.noJump || e.trace != nil {
+		return
+	}
+	j := &e.jmp
+	if j.tails == nil {
+		j.tails = map[string]tailOutcome{}
+	}
+	j.buf = binary.AppendUvarint(j.buf[:0], e.pass.tailSig)
+	j.buf = e.encodeMode(j.buf, true)
+	if o, ok := j.tails[string(j.buf)]; ok {
+		i := 0
+		e.visitGlobalCounters(func(p *int64, _ bool) {
+			*p += o.delta[i]
+			i++
+		})
+		e.shiftTimes(o.d)
+		e.idle()
+		e.pc = len(e.ops)
+		e.passEnded = true
+		j.tailHits++
+		return
+	}
+	e.tail = &tailRec{key: string(j.buf), t: e.now, before: e.globalCounters(nil)}
+}
+
+// endTail records the tail measured in this pass.
+func (e *engine) endTail() {
+	if e.tail == nil {
+		return
+	}
+	after := e.globalCounters(nil)
+	for i := range after {
+		after[i] -= e.tail.before[i]
+	}
+	e.jmp.tails[e.tail.key] = tailOutcome{d: e.now - e.tail.t, delta: after}
+	e.tail = nil
+}
+
+// idle drops everything in flight: used when a replayed tail has taken the
+// engine to the end of its pass, where the memory system is idle. Resource
+// horizons stay as they are: they are in the past, which is all that
+// matters to what follows.
+func (e *engine) idle() {
+	e.q = e.q[:0]
+	for i := range e.hbf {
+		s := &e.hbf[i]
+		*s = hbfStack{tsv: s.tsv, senseBusy: s.senseBusy, progBusy: s.progBusy, waves: s.waves, programs: s.programs,
+			arrayUntil: min(s.arrayUntil, e.now), slotsFree: e.cfg.hbfSlots, relayFree: e.cfg.relaySlots}
+		s.tsv.until = min(s.tsv.until, e.now)
+	}
+	for i := range e.hbm {
+		e.hbm[i].array.until = min(e.hbm[i].array.until, e.now)
+	}
+	for i := range e.links {
+		for d := range e.links[i] {
+			e.links[i][d].until = min(e.links[i][d].until, e.now)
+		}
+	}
+	for _, id := range e.active {
+		e.streams[id].finished = true
+	}
+	e.active = e.active[:0]
+	e.writesPending = 0
 }

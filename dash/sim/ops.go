@@ -268,8 +268,12 @@ func (e *engine) onOpEnd(i int) {
 	e.pc = i + 1
 	if e.pc < len(e.pass.ops) {
 		e.startOp(e.pc)
-		if l := e.pass.ops[e.pc].layer; l >= 0 && (e.pc == 0 || e.pass.ops[e.pc-1].layer != l) {
+		l := e.pass.ops[e.pc].layer
+		switch {
+		case l >= 0 && e.pass.ops[e.pc-1].layer != l:
 			e.atLayerStart(l)
+		case l < 0 && e.pass.ops[e.pc-1].layer >= 0:
+			e.atTail()
 		}
 		return
 	}

@@ -79,8 +79,12 @@ type pass struct {
 	layerSig []uint64
 	tokens   int // tokens processed (M)
 	decode   bool
-	// attnIdx[i] is the index of layer i's attention kernel.
-	attnIdx []int
+	// attnIdx[i] is the index of layer i's attention kernel; staticSig[i]
+	// the signature of the layer's other operators.
+	attnIdx   []int
+	staticSig []uint64
+	// tailSig identifies the operators after the last layer.
+	tailSig uint64
 }
 
 // programBuilder derives operator programs from an experiment.
@@ -249,15 +253,28 @@ func (b *programBuilder) build(decode bool, ctx, step int) pass {
 	p.ops = append(p.ops, b.gemm(ClassLMHead, -1, w.Batch, hidden, m.VocabSize, b.headBytes, b.headRepl))
 	p.layerSig = make([]uint64, m.NumLayers)
 	b.sign(&p)
+	p.tailSig = b.signature(p.ops[p.layerEnd[len(p.layerEnd)-1]+1:]) ^ uint64(b.w.Batch)
 	return p
 }
 
-// sign computes the layer signatures of p.
+// sign computes the layer signatures of p: the signature of the operators
+// other than the attention kernel (computed once) combined with the
+// kernel's.
 func (b *programBuilder) sign(p *pass) {
-	start := 1
-	for i, end := range p.layerEnd {
-		p.layerSig[i] = b.signature(p.ops[start : end+1])
-		start = end + 1
+	if p.staticSig == nil {
+		p.staticSig = make([]uint64, len(p.layerEnd))
+		start := 1
+		for i, end := range p.layerEnd {
+			k := p.attnIdx[i]
+			kernel := p.ops[k]
+			p.ops[k] = opSpec{class: ClassAttention, layer: i}
+			p.staticSig[i] = b.signature(p.ops[start : end+1])
+			p.ops[k] = kernel
+			start = end + 1
+		}
+	}
+	for i, k := range p.attnIdx {
+		p.layerSig[i] = p.staticSig[i] ^ (b.signature(p.ops[k:k+1]) * 0x9e3779b97f4a7c15)
 	}
 }
 

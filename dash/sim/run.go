@@ -143,6 +143,7 @@ func (e *engine) runPass(p *pass) error {
 	if len(e.q) != 0 {
 		return fmt.Errorf("sim: %d events left after the pass ended (first: %+v at %v)", len(e.q), e.q[0], e.now)
 	}
+	e.endTail()
 	return nil
 }
 

@@ -315,3 +315,15 @@ func BenchmarkQwen3B64Dash(b *testing.B) {
 		}
 	}
 }
+
+func BenchmarkQwen3LongDecode(b *testing.B) {
+	exp := build(b, "qwen3-235b-a22b", "dash", 1, 20480, 20480)
+	for b.Loop() {
+		r, err := Run(exp)
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.ReportMetric(float64(r.Perf.Events), "events")
+		b.ReportMetric(float64(r.Perf.ReplayedPasses), "replayed")
+	}
+}

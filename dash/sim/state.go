@@ -67,7 +67,7 @@ type seg struct {
 // readRun is the not-yet-sensed part of one stream on one stack.
 type readRun struct {
 	stream int32
-	full   int        // full segments left
+	full   int64      // full segments left
 	last   unit.Bytes // a final short segment, 0 if none
 }
 

@@ -34,8 +34,9 @@ func (b Bytes) MB() float64 { return float64(b) / float64(MB) }
 func (b Bytes) MiB() float64 { return float64(b) / float64(MiB) }
 
 // String prints b with the largest decimal prefix that keeps the mantissa at
-// least 1, or with a binary prefix when b is an exact multiple of KiB, MiB, GiB
-// or TiB and not of the matching decimal unit ("8 MiB", "470.19 GB").
+// least 1 ("470.19 GB"), or with a binary prefix when b is a small exact
+// multiple (under 10000) of KiB, MiB, GiB or TiB and not a round decimal
+// number ("8 MiB", "4 KiB").
 func (b Bytes) String() string {
 	if b < 0 {
 		return "-" + (-b).String()
@@ -44,7 +45,7 @@ func (b Bytes) String() string {
 		size Bytes
 		name string
 	}{{TiB, "TiB"}, {GiB, "GiB"}, {MiB, "MiB"}, {KiB, "KiB"}} {
-		if b >= u.size && b%u.size == 0 && !exactDecimal(b) {
+		if b >= u.size && b%u.size == 0 && b/u.size < 10000 && !exactDecimal(b) {
 			return fmt.Sprintf("%d %s", b/u.size, u.name)
 		}
 	}

@@ -1,0 +1,62 @@
+package charts
+
+import (
+	_ "embed"
+	"html/template"
+	"strings"
+)
+
+// LibraryVersion is the version of the embedded ECharts library.
+const LibraryVersion = "5.6.0"
+
+//go:embed assets/echarts.min.js
+var echartsMinJS string
+
+//go:embed assets/LICENSE
+var echartsLicense string
+
+// LibraryJS returns the embedded echarts.min.js, unchanged.
+func LibraryJS() string { return echartsMinJS }
+
+// LibraryLicense returns the Apache-2.0 license text that comes with the embedded library.
+func LibraryLicense() string { return echartsLicense }
+
+// libraryHTML is built once: the library wrapped so that it always defines the global
+// `echarts`, even on a page that loads RequireJS (nbconvert's HTML does): the UMD header
+// of echarts.min.js registers an anonymous AMD module instead of the global when it sees
+// `define.amd`, and then `echarts.init` in the chart scripts fails. Shadowing define,
+// module and exports with undefined parameters makes it take the global branch.
+var libraryHTML = template.HTML(`<script type="text/javascript" data-dashlab-echarts="` + LibraryVersion + `">` +
+	`(function(define,module,exports){` + "\n" + escapeInlineScript(echartsMinJS) + "\n" + `}).call(window);</script>`)
+
+// LibraryHTML returns the ECharts library as one inline <script> element. Put it on a
+// page, or display it in a notebook, once, before the first chart snippet.
+func LibraryHTML() template.HTML { return libraryHTML }
+
+// escapeInlineScript keeps JavaScript from ending or confusing the <script> element it is
+// inlined in: "</script" and "<!--" can only occur inside string literals, regular
+// expressions or comments, where "<\/script" and "\x3C!--" mean the same thing.
+func escapeInlineScript(js string) string {
+	if !strings.Contains(js, "<") {
+		return js
+	}
+	var b strings.Builder
+	b.Grow(len(js))
+	for i := 0; i < len(js); i++ {
+		if js[i] == '<' {
+			rest := js[i+1:]
+			if len(rest) >= 7 && rest[0] == '/' && strings.EqualFold(rest[1:7], "script") {
+				b.WriteString(`<\/`)
+				i++ // skip the '/'
+				continue
+			}
+			if strings.HasPrefix(rest, "!--") {
+				b.WriteString(`\x3C!--`)
+				i += 3
+				continue
+			}
+		}
+		b.WriteByte(js[i])
+	}
+	return b.String()
+}

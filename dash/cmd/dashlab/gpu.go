@@ -1,0 +1,195 @@
+package main
+
+import (
+	"encoding/csv"
+	"fmt"
+	"io"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/dashlab/dashlab/dash/gpu"
+	"github.com/dashlab/dashlab/reference"
+)
+
+func init() {
+	register(&command{
+		name:    "gpu",
+		summary: "GPU timing model: predict operator latencies, validate a profile",
+		run:     runGPU,
+	})
+}
+
+const gpuUsage = `Usage: dashlab gpu <subcommand> [flags]
+
+Subcommands:
+  predict   read operator shapes (CSV on stdin), write them with predicted_us
+  validate  leave-one-out and held-out errors of a profile's timing model
+
+Run 'dashlab gpu <subcommand> -h' for its flags.`
+
+func runGPU(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+	if len(args) == 0 {
+		return fmt.Errorf("%w: %s", errUsage, gpuUsage)
+	}
+	switch args[0] {
+	case "predict":
+		return gpuPredict(args[1:], stdin, stdout, stderr)
+	case "validate":
+		return gpuValidate(args[1:], stdout, stderr)
+	case "-h", "--help", "help":
+		fmt.Fprintln(stdout, gpuUsage)
+		return nil
+	}
+	return fmt.Errorf("%w: unknown gpu subcommand %q\n\n%s", errUsage, args[0], gpuUsage)
+}
+
+// loadGPUProfile loads a shipped profile by name or a profile directory.
+func loadGPUProfile(nameOrDir string) (*gpu.Profile, error) {
+	if nameOrDir == "" {
+		return nil, fmt.Errorf("%w: --profile is required (a shipped profile: %s; or a directory)", errUsage, strings.Join(reference.ProfileNames(), ", "))
+	}
+	return reference.LoadProfile(nameOrDir)
+}
+
+// derivedNote is printed whenever a model is derived rather than measured.
+func derivedNote(m *gpu.Model) string {
+	return fmt.Sprintf("note: %s is derived, not measured: latencies are the %s profile scaled by SM count x boost clock (compute) and HBM bandwidth (memory)",
+		m.GPU().ID, m.ProfileGPU().ID)
+}
+
+func gpuPredict(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+	fs := newFlags("gpu predict", "gpu predict --profile NAME_OR_DIR --kind gemm|grouped|attn|misc [--gpu ID] [--detail] < shapes.csv", stderr)
+	profile := fs.String("profile", reference.DefaultProfile, "shipped profile name ("+strings.Join(reference.ProfileNames(), ", ")+") or a directory with the same CSV files")
+	kind := fs.String("kind", "", "operator file kind: gemm, grouped, attn or misc (the input has that file's header)")
+	gpuID := fs.String("gpu", "", "target GPU id (h200-sxm, h100-pcie); default: the profile's own GPU")
+	detail := fs.Bool("detail", false, "also write compute_us, overhead_us and extrapolated")
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("%w: unexpected arguments %q (shapes are read from stdin)", errUsage, fs.Args())
+	}
+	if !slices.Contains(gpu.ProfileKinds, *kind) {
+		return fmt.Errorf("%w: --kind %q: want one of %s", errUsage, *kind, strings.Join(gpu.ProfileKinds, ", "))
+	}
+	p, err := loadGPUProfile(*profile)
+	if err != nil {
+		return err
+	}
+	target := p.GPU()
+	if *gpuID != "" && *gpuID != target.ID {
+		if target, err = gpu.SpecByID(*gpuID); err != nil {
+			return fmt.Errorf("%w: --gpu: %v", errUsage, err)
+		}
+	}
+	m, err := gpu.NewModel(p, target)
+	if err != nil {
+		return err
+	}
+	shapes, err := gpu.ReadShapes(stdin, "stdin", *kind)
+	if err != nil {
+		return err
+	}
+	if m.Derived() {
+		fmt.Fprintln(stderr, derivedNote(m))
+	}
+	extra := []string{"predicted_us"}
+	if *detail {
+		extra = append(extra, "compute_us", "overhead_us", "extrapolated")
+	}
+	header := slices.Clone(shapes.Header)
+	col := make([]int, len(extra)) // where each extra column goes
+	for i, name := range extra {
+		if j := slices.Index(header, name); j >= 0 {
+			col[i] = j // replace a column of that name
+		} else {
+			col[i] = len(header)
+			header = append(header, name)
+		}
+	}
+	w := csv.NewWriter(stdout)
+	if err := w.Write(header); err != nil {
+		return err
+	}
+	us := func(d interface{ Microseconds() float64 }) string {
+		return strconv.FormatFloat(d.Microseconds(), 'f', 3, 64)
+	}
+	for i, rec := range shapes.Records {
+		out := make([]string, len(header))
+		copy(out, rec)
+		pr := m.Predict(shapes.Ops[i])
+		vals := []string{us(pr.Latency), us(pr.Compute), us(pr.Overhead), strconv.FormatBool(pr.Extrapolated)}
+		for j := range extra {
+			out[col[j]] = vals[j]
+		}
+		if err := w.Write(out); err != nil {
+			return err
+		}
+	}
+	w.Flush()
+	return w.Error()
+}
+
+func gpuValidate(args []string, stdout, stderr io.Writer) error {
+	fs := newFlags("gpu validate", "gpu validate --profile NAME_OR_DIR [--format table|json]", stderr)
+	profile := fs.String("profile", reference.DefaultProfile, "shipped profile name ("+strings.Join(reference.ProfileNames(), ", ")+") or a directory with the same CSV files")
+	format := fs.String("format", "table", "output format: table or json")
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("%w: unexpected arguments %q", errUsage, fs.Args())
+	}
+	if err := checkFormat(*format); err != nil {
+		return err
+	}
+	p, err := loadGPUProfile(*profile)
+	if err != nil {
+		return err
+	}
+	loo, err := p.LeaveOneOut()
+	if err != nil {
+		return err
+	}
+	held, err := p.HeldOut()
+	if err != nil {
+		return err
+	}
+	byModel, err := p.HeldOutByModel()
+	if err != nil {
+		byModel = nil // a profile with one model's GEMMs has nothing to hold out
+	}
+	if *format == "json" {
+		return writeJSON(stdout, map[string]any{
+			"profile": *profile, "gpu": p.GPU().ID, "env": p.Env,
+			"leave_one_out": loo, "held_out_families": held, "held_out_models": byModel,
+		})
+	}
+	g := p.GPU()
+	fmt.Fprintf(stdout, "profile %s: %s (%s, %d SMs), measured %s, torch %s, CUDA %s\n",
+		*profile, g.ID, p.Env.GPU, p.Env.SMs, orDash(p.Env.Date), orDash(p.Env.Torch), orDash(p.Env.CUDA))
+	section := func(title string, stats []gpu.ErrorStats) {
+		if len(stats) == 0 {
+			return
+		}
+		fmt.Fprintf(stdout, "\n%s\n", title)
+		var t table
+		t.add("kind", "points", "median", "p90")
+		for _, s := range stats {
+			t.add(s.Kind, strconv.Itoa(s.Count), fmt.Sprintf("%.2f%%", s.MedianPct), fmt.Sprintf("%.2f%%", s.P90Pct))
+		}
+		t.write(stdout)
+	}
+	section("leave-one-out: each measurement predicted from all the others (relative error of the median latency)", loo)
+	section("held out: each shape family predicted from the other families (MLA decode and routing have one family each)", held)
+	section("held out by model: every GEMM shape of one model predicted from the other models'", byModel)
+	return nil
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}

@@ -1,0 +1,36 @@
+// Package dash is the specification layer of dashlab, a simulator of the
+// DASH memory system (HBM and High-Bandwidth Flash stacks attached to a GPU
+// over UCIe, with direct, relay and HBM-HBF paths) for MoE inference.
+//
+// # Specs
+//
+// Everything the simulator takes is a plain value with yaml tags, decoded
+// strictly (an unknown key is an error that names it): a [ModelSpec] (an MoE
+// architecture, from which [ModelSpec.Inventory] derives every stored tensor
+// with its dtype layout, and [Footprint] the totals: Table II's weights, the
+// expert share, bytes per expert, KV bytes per token), a [SystemSpec] (one
+// [HBMSpec], one [HBFSpec] and one [LinkSpec] part, replicated by a
+// [TopologySpec] of stack pairs with any subset of the GPU-HBM, GPU-HBF and
+// HBM-HBF paths; [PaperSystem] gives the paper's four configurations and
+// n-pair variants with every default cited), a [WorkloadSpec] and an
+// [ExecutionSpec]. Quantities carry units from package unit: GB is 1e9
+// bytes and GiB 2^30, and a YAML value without its unit is refused.
+//
+// # Experiments
+//
+// [NewExperiment] starts a fluent, value-semantics builder: every method
+// returns a new builder, so a base can be forked for sweeps. Build validates
+// everything at once (each message names the field and the bad value),
+// derives the inventory, and plans placement ([Plan], the policy of the
+// paper's section V-A: experts striped over the HBF stacks, every-token
+// weights replicated in HBM and HBF, prefill KV in HBF, decode KV in HBM).
+// An experiment that does not fit its memory system is refused with an
+// error that says "does not fit" and gives the bytes needed and available.
+// The resulting [Experiment] is immutable: its accessors return copies.
+//
+// The GPU enters through [Timing], which package gpu implements from measured
+// operator latencies. The simulation itself is package sim; the model
+// catalogue, the measured profiles and the paper's published numbers are
+// package reference, which this package never imports: users bring their
+// own models, systems and profiles.
+package dash

@@ -1,0 +1,104 @@
+package gpu
+
+import (
+	"math"
+	"slices"
+	"sync/atomic"
+)
+
+// synthesize builds the family of an unmeasured key: at every position
+// its nearest measured families measured, the roofline times their mean
+// residual (measured over roofline) there, weighted by inverse squared
+// distance between the logarithms of their key sizes. The residual is a
+// family's empirical efficiency relative to the fitted roofline; the
+// synthesised family is then interpolated like a measured one.
+func (tb *table) synthesize(key famKey, rep Op) *family {
+	f := &family{key: key, coord: coordOf(key)}
+	f.nb, f.nbw = tb.nearest(f.coord, -1, neighbours)
+	rep = withKey(rep, key)
+	var x1s, x2s []float64
+	for _, i := range f.nb {
+		for _, r := range tb.fams[i].rows {
+			x1s = append(x1s, r.x1)
+			x2s = append(x2s, r.xs[r.m0:r.m1]...)
+		}
+	}
+	slices.Sort(x1s)
+	slices.Sort(x2s)
+	x1s, x2s = slices.Compact(x1s), slices.Compact(x2s)
+	for _, x1 := range x1s {
+		r := row{x1: x1, xs: x2s, m1: len(x2s)}
+		for _, x2 := range x2s {
+			q := query{op: rep, x1: x1, x2: x2, lx2: math.Log(x2)}
+			lg := math.Log(tb.g(rep, x1, x2))
+			sw, swr := 0.0, 0.0
+			for j, i := range f.nb {
+				nf := &tb.fams[i]
+				qf := q.at(nf.key)
+				ly, _ := tb.evalFamily(nf, qf, false)
+				sw += f.nbw[j]
+				swr += f.nbw[j] * (ly - math.Log(tb.g(qf.op, x1, x2)))
+			}
+			r.ly = append(r.ly, lg+swr/sw)
+			r.u = append(r.u, lg+tilt*q.lx2)
+		}
+		r.fit()
+		f.rows = append(f.rows, r)
+	}
+	return f
+}
+
+// synthCache is a fixed-size, lock-free map from unmeasured family keys to
+// their synthesised families. Entries are immutable once published, so a
+// hit neither locks nor allocates; when the probe window is full the family
+// is simply not cached.
+type synthCache struct {
+	slots [synthSlots]atomic.Pointer[synthEntry]
+}
+
+type synthEntry struct {
+	key famKey
+	fam *family
+}
+
+const (
+	synthSlots = 1024 // a power of two
+	synthProbe = 16
+)
+
+func (c *synthCache) slot(key famKey) uint64 {
+	h := uint64(14695981039346656037)
+	for _, v := range key {
+		h ^= uint64(v)
+		h *= 1099511628211
+	}
+	return h
+}
+
+func (c *synthCache) get(key famKey) *family {
+	h := c.slot(key)
+	for i := range uint64(synthProbe) {
+		e := c.slots[(h+i)&(synthSlots-1)].Load()
+		if e == nil {
+			return nil
+		}
+		if e.key == key {
+			return e.fam
+		}
+	}
+	return nil
+}
+
+func (c *synthCache) put(key famKey, f *family) {
+	h := c.slot(key)
+	e := &synthEntry{key: key, fam: f}
+	for i := range uint64(synthProbe) {
+		s := &c.slots[(h+i)&(synthSlots-1)]
+		if s.CompareAndSwap(nil, e) {
+			return
+		}
+		if s.Load().key == key {
+			return
+		}
+	}
+}

@@ -1,0 +1,72 @@
+// Package sim is the event-driven simulator of DASH MoE inference: a GPU
+// running one operator at a time, fed by HBM and HBF stacks over UCIe links.
+//
+// # The memory system
+//
+// Every resource has its own timeline: each direction of each link (GPU-HBM,
+// GPU-HBF and HBM-HBF per stack pair, at the usable rate), the DRAM array of
+// each HBM stack, the NAND array of each HBF stack, its shared TSV bus and
+// its base-die SRAM, and the relay SRAM of each HBM base die. Data move in
+// chunks of one relay region (4 MiB, half a page wave). An HBF read senses a
+// page wave (every die, plane and subarray: 8 MiB) in t_R; with NAND cache
+// read the next wave is sensed while the previous one crosses the TSV into
+// the SRAM, one chunk per free slot (two 8 MiB transfer regions hold four
+// chunks); from there a chunk drains over the GPU-HBF link (Direct) or over
+// the HBM-HBF link into the HBM base die's relay SRAM (two 4 MiB regions,
+// credits withheld when both are full) and on over the GPU-HBM link (Relay),
+// which it shares with HBM reads; relay traffic never touches the DRAM
+// array. A chunk holds its SRAM slot until it has left, so a slow drain
+// backs the TSV and the array up (backpressure) instead of dropping data.
+// Writes run the other way: prefill KV crosses the GPU-HBF link into SRAM
+// and is programmed a wave at a time (t_PROG, the array busy); in RelayOnly
+// it goes through the HBM base die; decode KV is appended in HBM. Links,
+// TSVs and arrays are FIFO servers that hold each chunk for bytes/rate, so
+// no resource ever runs faster than its rate; concurrent transfers share
+// them chunk by chunk in arrival order.
+//
+// # Execution
+//
+// A pass (the prefill of B x L_in tokens, or one decode step of B tokens)
+// is a program of GPU operators per layer: RMSNorm, the QKV or MLA
+// projections, the attention kernel over the KV cache, the output
+// projection, the router and top-k, then the MoE block (shared and selected
+// experts) or the dense FFN; then the final norm and the LM head. An
+// operator takes Overhead + max(Compute, delivery + the compute of its last
+// chunk), with Compute and Overhead from the GPU timing model and delivery
+// from the memory system: the GPU holds no operand ahead of the operator
+// that consumes it, so data flow to the GPU only while that operator runs.
+// HBF reads whose addresses are known (replicated weights, HBF-resident KV,
+// shared experts) are sensed ahead, behind the current operator's, and wait
+// in SRAM (the double buffering of the HBF base die); HBM reads start with
+// their operator. The paper's execution modes follow: replicated weights are
+// split over HBM, Direct and Relay in proportion to what each route can
+// carry (parallel HBM/HBF read); HBF-resident KV is read over both routes
+// while decode KV comes from HBM; the selected experts, known when routing
+// completes, are assigned whole to the Direct or Relay route set so that
+// max(T_direct, T_relay) is minimal (dual-path HBF read); prefill KV is
+// written directly to HBF while attention runs. A single-path topology
+// simply lacks one route.
+//
+// Expert selection follows the paper's analytical routing with balanced
+// per-expert rows (min(E, B x k) distinct experts), or seeded uniform or
+// Zipf-skewed draws.
+//
+// # Exact shortcuts
+//
+// Three shortcuts make long runs fast without changing any result (the tests
+// compare every field with Options.NoJump):
+//
+//   - Periodic jumps: while nothing structural happens, the state relative
+//     to the present repeats once a pipeline has filled; whole periods are
+//     then advanced at once (see jump.go).
+//   - Layer jumps: at a layer boundary, a state equal to an earlier layer's,
+//     with the layers ahead repeating the layers since then, lets whole
+//     periods of layers be advanced at once.
+//   - Replayed passes: every pass starts with the memory system idle, so a
+//     decode step whose program ran before (same KV blocks) replays its
+//     duration and statistics. The KV cache is paged (16-token blocks by
+//     default), so steps within one block run the same program.
+//
+// One simulation is one goroutine and is deterministic: events are ordered
+// by (time, sequence). Sweeps run simulations in parallel.
+package sim

@@ -1,0 +1,75 @@
+#!/usr/bin/env bash
+# docker/ci-notebooks.sh: the notebook stage of CI. .ci/run calls it after the unit tests:
+#
+#   bash docker/ci-notebooks.sh
+#
+#  1. docker/setup.sh           (installs what is missing; a few seconds when all is there)
+#  2. chartcheck -selftest      (the browser check passes a good page and fails blank ones)
+#  3. docker/run-notebooks.sh   (executes every notebooks/*.ipynb, exports report/notebooks/*.html,
+#                                fails on a cell error or a page of 3 MB or more)
+#  4. chartcheck on report/index.html (when present) and on every exported notebook page,
+#     plus a negative control: the first exported page without its ECharts library must fail.
+#
+# Exit status non-zero when any step fails. Prints the time of each step.
+set -euo pipefail
+
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cd "$ROOT"
+export PATH=${DASHLAB_GOBIN:-/usr/local/bin}:/usr/local/go/bin:$PATH
+
+t_all=$SECONDS
+timings=()
+run_step() { # run_step NAME CMD...: run CMD, record its time
+  local name=$1 t0=$SECONDS; shift
+  echo "== $name"
+  if "$@"; then
+    timings+=("$(printf '%-34s %4ds' "$name" $((SECONDS - t0)))")
+  else
+    local rc=$?
+    timings+=("$(printf '%-34s %4ds  FAILED' "$name" $((SECONDS - t0)))")
+    summary
+    echo "ci-notebooks: FAILED at: $name (exit $rc)"
+    exit 1
+  fi
+}
+summary() {
+  echo "== timings"
+  printf '   %s\n' "${timings[@]}"
+  printf '   %-34s %4ds\n' "total" $((SECONDS - t_all))
+}
+
+bin=$(mktemp -d)
+trap 'rm -rf "$bin"' EXIT
+chartcheck=$bin/chartcheck
+
+negative_control() { # the check must fail on a page whose charts cannot draw
+  if "$chartcheck" -without-library "$1"; then
+    echo "chartcheck passed $1 without its ECharts library: the check is broken"
+    return 1
+  fi
+  echo "ok   negative control: $1 without its library fails, as it must"
+}
+
+check_pages() {
+  local pages=() ok=0
+  shopt -s nullglob
+  pages=(report/notebooks/*.html)
+  shopt -u nullglob
+  [ ${#pages[@]} -gt 0 ] || { echo "no exported notebook pages"; return 1; }
+  if [ -f report/index.html ]; then
+    "$chartcheck" -min-charts 0 report/index.html || ok=1
+  else
+    echo "     report/index.html not present: skipped"
+  fi
+  "$chartcheck" "${pages[@]}" || ok=1
+  negative_control "${pages[0]}" || ok=1
+  return $ok
+}
+
+run_step "setup (docker/setup.sh)" docker/setup.sh
+run_step "build chartcheck" go build -o "$chartcheck" ./docker/chartcheck
+run_step "chartcheck -selftest" "$chartcheck" -selftest
+run_step "execute + export notebooks" docker/run-notebooks.sh
+run_step "browser check of the pages" check_pages
+summary
+echo "ci-notebooks: all passed"

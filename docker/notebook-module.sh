@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# docker/notebook-module.sh: makes the Go module of the current directory build against
+# this repository. A notebook's setup cell runs it in GoNB's temporary module:
+#
+#   !*bash "$GONB_DIR/../docker/notebook-module.sh"
+#
+# and docker/setup.sh runs it in a scratch module to warm the build cache with exactly the
+# packages a notebook compiles. It
+#   - replaces github.com/dashlab/dashlab with this checkout and requires it at the zero
+#     pseudo-version (with only the replace, go get would ask the proxy for the module);
+#   - requires every module the repository builds with, at the repository's versions: with
+#     Go's module graph pruning, a module that imports the repository's packages must list
+#     the modules those packages import (go-echarts, gonum, yaml, ...) itself;
+#   - adds the repository's go.sum, and GoNB's gonbui at the pinned version.
+# Idempotent. Prints nothing when all is well.
+set -euo pipefail
+
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+# shellcheck source=docker/versions.sh
+. "$ROOT/docker/versions.sh"
+MODULE=github.com/dashlab/dashlab
+
+[ -f go.mod ] || { echo "notebook-module.sh: no go.mod in $PWD" >&2; exit 1; }
+list_reqs() { (cd "$ROOT" && go list -m -f '{{if not .Main}}-require={{.Path}}@{{.Version}}{{end}}' all); }
+reqs_text=$(GOPROXY=off list_reqs 2>/dev/null || list_reqs)
+mapfile -t reqs < <(grep . <<<"$reqs_text")
+go mod edit -replace "$MODULE=$ROOT" -require "$MODULE@v0.0.0-00010101000000-000000000000" "${reqs[@]}"
+touch go.sum
+sort -u -o go.sum go.sum "$ROOT/go.sum"
+# From the module cache first (docker/setup.sh filled it): no network round trips, which
+# otherwise cost seconds per notebook; from the proxy when something is missing.
+log=$(mktemp)
+if ! GOPROXY=off go get "github.com/janpfeifer/gonb@$GONB_VERSION" >"$log" 2>&1 &&
+  ! go get "github.com/janpfeifer/gonb@$GONB_VERSION" >"$log" 2>&1; then
+  cat "$log" >&2; rm -f "$log"; exit 1
+fi
+rm -f "$log"

@@ -1,0 +1,137 @@
+#!/usr/bin/env bash
+# docker/setup.sh: install everything the dashlab notebooks need, on a bare Debian
+# bookworm machine (CI, a developer's machine) or inside the Docker image.
+#
+#   docker/setup.sh            # system part + module part (what CI and the Dockerfile use)
+#   docker/setup.sh --system   # only Debian packages and Go tools (no repository needed)
+#   docker/setup.sh --module   # only the module's dependencies and the warm build cache
+#
+# Environment:
+#   DASHLAB_CHROMIUM=0      skip Debian's chromium (only needed for the browser check)
+#   DASHLAB_JUPYTER_UI=0    skip jupyter-notebook (only needed for interactive use)
+#   DASHLAB_GOBIN=DIR       where Go tools go (default /usr/local/bin, on every PATH)
+#
+# Idempotent: every step checks first and is skipped when already done, so a second
+# run takes a few seconds. Needs root for apt-get and for writing DASHLAB_GOBIN.
+# Versions are pinned in docker/versions.sh; docker/README.md says why.
+set -euo pipefail
+
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+# GONB_VERSION, GOPLS_VERSION, GOIMPORTS_VERSION
+# shellcheck source=docker/versions.sh
+. "$ROOT/docker/versions.sh"
+DASHLAB_CHROMIUM=${DASHLAB_CHROMIUM:-1}
+DASHLAB_JUPYTER_UI=${DASHLAB_JUPYTER_UI:-1}
+GOBIN_DIR=${DASHLAB_GOBIN:-/usr/local/bin}
+
+do_system=1 do_module=1
+case "${1:-}" in
+  "") ;;
+  --system) do_module=0 ;;
+  --module) do_system=0 ;;
+  -h|--help) sed -n '2,16p' "$0"; exit 0 ;;
+  *) echo "setup.sh: unknown argument $1 (see --help)" >&2; exit 2 ;;
+esac
+
+if ! command -v go >/dev/null 2>&1 && [ -x /usr/local/go/bin/go ]; then
+  export PATH=/usr/local/go/bin:$PATH
+fi
+export PATH=$GOBIN_DIR:$PATH
+
+t_all=$SECONDS
+step() { step_name=$1; t_step=$SECONDS; }
+done_() { printf '[setup] %-40s %s (%ds)\n' "$step_name" "${1:-ok}" $((SECONDS - t_step)); }
+# quiet CMD...: run CMD with its output kept aside, shown only if it fails.
+quiet() {
+  local log; log=$(mktemp)
+  if ! "$@" >"$log" 2>&1; then
+    echo "[setup] $step_name: FAILED: $*" >&2; cat "$log" >&2; rm -f "$log"; exit 1
+  fi
+  rm -f "$log"
+}
+
+# ---------- system part: Debian packages and Go tools ----------
+install_debs() {
+  local want=(jupyter-nbconvert python3-nbclient jupyter-client python3-ipykernel)
+  [ "$DASHLAB_JUPYTER_UI" = 1 ] && want+=(jupyter-notebook)
+  # fonts: chromium draws chart text with them (--no-install-recommends drops them).
+  [ "$DASHLAB_CHROMIUM" = 1 ] && want+=(chromium fonts-liberation)
+  local missing=() p
+  for p in "${want[@]}"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+  done
+  step "Debian packages"
+  if [ ${#missing[@]} -eq 0 ]; then done_ "already installed"; return; fi
+  export DEBIAN_FRONTEND=noninteractive
+  quiet apt-get update
+  quiet apt-get install -y --no-install-recommends "${missing[@]}"
+  done_ "installed ${missing[*]}"
+}
+
+# has_go_bin BIN MODULE VERSION: BIN exists and was built from MODULE at VERSION.
+has_go_bin() {
+  [ -x "$GOBIN_DIR/$1" ] && go version -m "$GOBIN_DIR/$1" 2>/dev/null |
+    grep -Eq "^[[:space:]]+(mod|dep)[[:space:]]+$2[[:space:]]+$3([[:space:]]|$)"
+}
+
+install_go_tools() {
+  command -v go >/dev/null || { echo "setup.sh: Go not found (expected /usr/local/go)" >&2; exit 1; }
+  mkdir -p "$GOBIN_DIR"
+  step "goimports $GOIMPORTS_VERSION"
+  if has_go_bin goimports golang.org/x/tools "$GOIMPORTS_VERSION"; then done_ "present"; else
+    GOBIN=$GOBIN_DIR quiet go install "golang.org/x/tools/cmd/goimports@$GOIMPORTS_VERSION"; done_ "installed"; fi
+  step "gopls $GOPLS_VERSION"
+  if has_go_bin gopls golang.org/x/tools/gopls "$GOPLS_VERSION"; then done_ "present"; else
+    GOBIN=$GOBIN_DIR quiet go install "golang.org/x/tools/gopls@$GOPLS_VERSION"; done_ "installed"; fi
+  step "gonb $GONB_VERSION"
+  if has_go_bin gonb github.com/janpfeifer/gonb "$GONB_VERSION"; then done_ "present"; else
+    # `go install gonb@version` asks the proxy for gonb's version list, which it refuses;
+    # installing from inside a throw-away module asks only for the exact version.
+    local tmp; tmp=$(mktemp -d)
+    (cd "$tmp" && quiet go mod init dashlab-tools &&
+      quiet go get "github.com/janpfeifer/gonb@$GONB_VERSION" &&
+      GOBIN=$GOBIN_DIR quiet go install github.com/janpfeifer/gonb)
+    rm -rf "$tmp"; done_ "installed"
+  fi
+  step "GoNB Jupyter kernel"
+  # HTML error display for interactive use; docker/run-notebooks.sh installs its own
+  # --raw_error copy for headless runs. gonb --install needs goimports and gopls on PATH.
+  local spec=${JUPYTER_DATA_DIR:-$HOME/.local/share/jupyter}/kernels/gonb/kernel.json
+  if [ -f "$spec" ] && grep -q "\"$GOBIN_DIR/gonb\"" "$spec"; then done_ "present"; else
+    PATH=/usr/bin:$PATH quiet "$GOBIN_DIR/gonb" --install
+    PYDEVD_DISABLE_FILE_VALIDATION=1 /usr/bin/jupyter kernelspec list 2>/dev/null | grep -q '^ *gonb ' ||
+      { echo "gonb kernel not registered" >&2; exit 1; }
+    done_ "installed"
+  fi
+}
+
+# ---------- module part: dependencies and a warm build cache ----------
+warm_module() {
+  cd "$ROOT"
+  step "go mod download"
+  quiet go mod download; done_
+  step "go build ./... (warm build cache)"
+  quiet go build ./...; done_
+  step "pre-compile notebook imports"
+  # A notebook's cells build in GoNB's own temporary module, which its setup cell points at
+  # this repository with docker/notebook-module.sh. Building, in a module set up by the same
+  # script, every importable package of this module (charts, the engine, ...) and gonbui
+  # leaves the same compiled packages in the build cache: a notebook's first cell then
+  # compiles none of them.
+  local tmp pkgs
+  pkgs=$(go list -f '{{if ne .Name "main"}}{{.ImportPath}}{{end}}' ./... | grep -v '/internal\(/\|$\)')
+  tmp=$(mktemp -d)
+  {
+    printf 'package main\n\nimport (\n\t_ "github.com/janpfeifer/gonb/gonbui"\n'
+    for p in $pkgs; do printf '\t_ "%s"\n' "$p"; done
+    printf ')\n\nfunc main() {}\n'
+  } >"$tmp/main.go"
+  (cd "$tmp" && quiet go mod init dashlab_nbwarm && quiet bash "$ROOT/docker/notebook-module.sh" &&
+    quiet go build -o /dev/null .)
+  rm -rf "$tmp"
+  done_ "$(echo "$pkgs" | wc -w) packages of the module + gonbui"
+}
+
+[ "$do_system" = 1 ] && { install_debs; install_go_tools; }
+[ "$do_module" = 1 ] && warm_module
+echo "[setup] done in $((SECONDS - t_all))s"
