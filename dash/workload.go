@@ -94,6 +94,13 @@ type ExecutionSpec struct {
 	// attention kernel reads it, in blocks of this many tokens (0: 16, vLLM's
 	// default). The last, partly filled block is read whole.
 	KVBlockTokens int `yaml:"kv_block_tokens,omitempty"`
+	// LaunchOnlyOverhead charges a memory-bound operator only the GPU's
+	// kernel-launch floor on top of its delivery, instead of the fixed part
+	// of its measured latency (launch, memory-pipeline fill and tail on the
+	// profiled GPU's own HBM). The measured part is the default: it is what
+	// the profile shows; part of it (the HBM ramp) the DASH memory model
+	// already accounts for, so this switch bounds the effect from below.
+	LaunchOnlyOverhead bool `yaml:"launch_only_overhead,omitempty"`
 }
 
 // DefaultKVBlockTokens is the paged-KV block size when none is set.

@@ -330,6 +330,8 @@ func (e *engine) releaseSlots(stack, n int) {
 			e.startDirectWrite(stack, r.seg)
 		case slotRelayWrite:
 			e.startRelayWriteDown(stack, r.seg)
+		case slotWriteback:
+			e.startWriteback(stack, r.seg)
 		}
 	}
 }
@@ -469,7 +471,25 @@ func (e *engine) issueWrite(id int32) {
 	case routeHBMWrite:
 		end := e.links[stack][linkGPUToHBM].reserve(e.now, e.xfer(b, e.cfg.link), b)
 		e.schedule(end, evHBMWLinkDone, int32(stack), id, b)
+	case routeWriteback:
+		end := e.hbm[stack].array.reserve(e.now, e.xfer(b, e.cfg.hbmRate), b)
+		e.schedule(end, evWBReadDone, int32(stack), id, b)
 	}
+}
+
+// onWBReadDone: writeback data left DRAM; they cross the HBM-HBF link once
+// an HBF SRAM slot is free, then are programmed a wave at a time.
+func (e *engine) onWBReadDone(stack int, sg seg) {
+	e.issueWrite(sg.stream)
+	if e.takeSlot(stack, slotReq{kind: slotWriteback, seg: sg}) {
+		e.startWriteback(stack, sg)
+	}
+}
+
+func (e *engine) startWriteback(stack int, sg seg) {
+	end := e.links[stack][linkHBMToHBF].reserve(e.now, e.xfer(sg.bytes, e.cfg.link), sg.bytes)
+	e.traceSeg(routeWriteback, stack, "HBM->HBF", e.now, end, sg)
+	e.schedule(end, evWBLinkDone, int32(stack), sg.stream, sg.bytes)
 }
 
 func (e *engine) startDirectWrite(stack int, sg seg) {
@@ -597,5 +617,9 @@ func (e *engine) handle(ev event) {
 		e.schedule(end, evHBMWriteDone, ev.stack, ev.stream, ev.bytes)
 	case evHBMWriteDone:
 		e.deliver(sg.stream, sg.bytes)
+	case evWBReadDone:
+		e.onWBReadDone(stack, sg)
+	case evWBLinkDone:
+		e.bufferProgram(stack, sg)
 	}
 }

@@ -19,6 +19,8 @@ const (
 	evProgTSVDone                // a program wave moved from SRAM into the page buffers
 	evHBMWLinkDone               // an HBM write crossed the GPU-HBM link
 	evHBMWriteDone               // an HBM write reached DRAM
+	evWBReadDone                 // writeback data were read from DRAM
+	evWBLinkDone                 // writeback data crossed the HBM-HBF link into HBF SRAM
 )
 
 // event is one scheduled occurrence. Events are ordered by (t, seq): equal

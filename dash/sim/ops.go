@@ -184,6 +184,15 @@ func (e *engine) issueAtStart(i int) {
 		if b := perStack(spec.kvWriteHBM, n, stack); b > 0 {
 			e.issueWrite(e.newStream(routeHBMWrite, stack, -1, b))
 		}
+		// Writeback needs the pair-local HBM-HBF path; without it, the KV
+		// leaves HBM over the GPU: HBM read, then a direct write.
+		if b := perStack(spec.kvWriteback, n, stack); b > 0 {
+			if c.relay {
+				e.issueWrite(e.newStream(routeWriteback, stack, -1, b))
+			} else {
+				e.issueWrite(e.newStream(routeDirectWrite, stack, -1, b))
+			}
+		}
 	}
 }
 

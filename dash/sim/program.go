@@ -49,8 +49,9 @@ type opSpec struct {
 	replicated bool
 	// KV cache read from HBM (decode KV) and from HBF (prefill KV).
 	kvHBM, kvHBF unit.Bytes
-	// KV written asynchronously: the prefill KV to HBF, decode KV to HBM.
-	kvWriteHBF, kvWriteHBM unit.Bytes
+	// KV written asynchronously: the prefill KV to HBF, decode KV to HBM,
+	// and HBM-resident KV written back to HBF over the HBM-HBF path.
+	kvWriteHBF, kvWriteHBM, kvWriteback unit.Bytes
 	// gather is data read from HBF whose address is known only at the
 	// operator's start (embedding rows).
 	gather unit.Bytes
@@ -89,21 +90,22 @@ type pass struct {
 
 // programBuilder derives operator programs from an experiment.
 type programBuilder struct {
-	m         dash.ModelSpec
-	fp        dash.Footprint
-	plan      dash.Plan
-	layers    []dash.LayerWeights
-	timing    dash.Timing
-	w         dash.WorkloadSpec
-	embedRow  unit.Bytes // bytes of one embedding row
-	headBytes unit.Bytes // LM-head weights
-	headRepl  bool
-	finalNorm unit.Bytes
-	wdt       gpu.DType // stored dtype of projection / expert weights
-	random    bool      // routing draws experts at random (per step and layer)
-	block     int       // paged-KV block in tokens
-	seed      maphash.Seed
-	attnCache map[gpu.Op][2]unit.Duration
+	m          dash.ModelSpec
+	fp         dash.Footprint
+	plan       dash.Plan
+	layers     []dash.LayerWeights
+	timing     dash.Timing
+	w          dash.WorkloadSpec
+	embedRow   unit.Bytes // bytes of one embedding row
+	headBytes  unit.Bytes // LM-head weights
+	headRepl   bool
+	finalNorm  unit.Bytes
+	wdt        gpu.DType // stored dtype of projection / expert weights
+	random     bool      // routing draws experts at random (per step and layer)
+	launchOnly bool      // memory-bound operators pay only the launch floor
+	block      int       // paged-KV block in tokens
+	seed       maphash.Seed
+	attnCache  map[gpu.Op][2]unit.Duration
 }
 
 func newProgramBuilder(e dash.Experiment) *programBuilder {
@@ -139,6 +141,7 @@ func newProgramBuilder(e dash.Experiment) *programBuilder {
 		b.wdt = gpu.INT8
 	}
 	b.random = e.Workload().Routing.EffectiveKind() != dash.RoutingBalanced
+	b.launchOnly = e.Execution().LaunchOnlyOverhead
 	return b
 }
 
@@ -171,6 +174,11 @@ func (b *programBuilder) predictAttn(op gpu.Op) (compute, overhead unit.Duration
 
 func (b *programBuilder) predict(op gpu.Op) (compute, overhead unit.Duration) {
 	p := b.timing.Predict(op)
+	if b.launchOnly && p.Latency-p.Overhead > p.Compute { // memory-bound
+		if lf, ok := b.timing.(interface{ LaunchFloor() unit.Duration }); ok && p.Overhead > lf.LaunchFloor() {
+			return p.Compute, lf.LaunchFloor()
+		}
+	}
 	return p.Compute, p.Overhead
 }
 
@@ -423,7 +431,7 @@ func (b *programBuilder) signature(ops []opSpec) uint64 {
 	h.SetSeed(b.seed)
 	for _, o := range ops {
 		for _, v := range []int64{int64(o.class), int64(o.compute), int64(o.overhead), int64(o.weights), b2i(o.replicated),
-			int64(o.kvHBM), int64(o.kvHBF), int64(o.kvWriteHBF), int64(o.kvWriteHBM), int64(o.gather),
+			int64(o.kvHBM), int64(o.kvHBF), int64(o.kvWriteHBF), int64(o.kvWriteHBM), int64(o.kvWriteback), int64(o.gather),
 			int64(o.sharedN), int64(o.routedN), int64(o.sharedBytes), int64(o.expertSize), b2i(o.routing)} {
 			var buf [8]byte
 			for k := range buf {

@@ -327,3 +327,45 @@ func BenchmarkQwen3LongDecode(b *testing.B) {
 		b.ReportMetric(float64(r.Perf.ReplayedPasses), "replayed")
 	}
 }
+
+// TestWriteback exercises the HBM-to-HBF writeback mechanism: the bytes
+// leave DRAM, cross the HBM-HBF link, and are programmed a page wave per
+// t_PROG, asynchronously to the operator that issued them.
+func TestWriteback(t *testing.T) {
+	exp := build(t, "qwen3-235b-a22b", "dash", 1, 64, 2)
+	cfg, _ := newConfig(exp)
+	const waves = 6
+	wave := unit.Bytes(cfg.wavePages) * cfg.page
+	for _, tprog := range []unit.Duration{100 * unit.Microsecond, 5 * unit.Millisecond} {
+		cfg.tProg = tprog
+		for _, jump := range []bool{false, true} {
+			e := newEngine(cfg)
+			e.noJump = !jump
+			p := pass{ops: []opSpec{{class: ClassAttention, layer: 0, compute: unit.Microsecond, kvWriteback: waves * wave * unit.Bytes(cfg.pairs)}}}
+			if err := e.runPass(&p); err != nil {
+				t.Fatal(err)
+			}
+			if got := e.st.delivered[routeWriteback]; got != waves*wave*unit.Bytes(cfg.pairs) {
+				t.Fatalf("wrote back %v", got)
+			}
+			// The pass ends when the last wave is programmed: at least
+			// waves x t_PROG after the start, and not much more (the link and
+			// the DRAM read overlap the programming).
+			if e.now < waves*tprog || e.now > waves*tprog+50*unit.Microsecond {
+				t.Errorf("t_PROG %v: writeback of %d waves took %v", tprog, waves, e.now)
+			}
+			for _, h := range e.hbf {
+				if h.programs != waves || h.progBusy != waves*tprog {
+					t.Errorf("stack programmed %d waves for %v", h.programs, h.progBusy)
+				}
+			}
+			var link unit.Bytes
+			for i := range e.links {
+				link += e.links[i][linkHBMToHBF].bytes
+			}
+			if link != waves*wave*unit.Bytes(cfg.pairs) {
+				t.Errorf("HBM-HBF links carried %v", link)
+			}
+		}
+	}
+}

@@ -18,10 +18,11 @@ const (
 	routeDirectWrite              // GPU -> GPU-HBF link -> HBF SRAM -> program
 	routeRelayWrite               // GPU -> GPU-HBM link -> relay SRAM -> HBM-HBF link -> HBF SRAM -> program
 	routeHBMWrite                 // GPU -> GPU-HBM link -> HBM array
+	routeWriteback                // HBM array -> HBM-HBF link -> HBF SRAM -> program
 	numRoutes
 )
 
-var routeNames = [...]string{"hbm", "direct", "relay", "direct_write", "relay_write", "hbm_write"}
+var routeNames = [...]string{"hbm", "direct", "relay", "direct_write", "relay_write", "hbm_write", "writeback"}
 
 func (r route) String() string { return routeNames[r] }
 
@@ -92,6 +93,7 @@ const (
 	slotTSVRead     slotKind = iota // a sensed segment waiting to cross the TSV
 	slotDirectWrite                 // a GPU write waiting to cross the GPU-HBF link
 	slotRelayWrite                  // a relayed write waiting to cross the HBM-HBF link
+	slotWriteback                   // HBM data waiting to cross the HBM-HBF link
 )
 
 // progWave is data in HBF SRAM waiting to be programmed.

@@ -1,6 +1,9 @@
 package reproduce
 
-import "github.com/dashlab/dashlab/dash"
+import (
+	"github.com/dashlab/dashlab/dash"
+	"github.com/dashlab/dashlab/dash/gpu"
+)
 
 // Artifacts are the engine results behind the report's figures.
 type Artifacts struct {
@@ -8,6 +11,8 @@ type Artifacts struct {
 	Models []ModelRow
 	// Fig9 holds the fixed-batch sweeps.
 	Fig9 Fig9Result
+	// GPUValidation is the timing model's leave-one-out error per kind.
+	GPUValidation []gpu.ErrorStats
 }
 
 // ModelRow is one catalogue model with its derived footprint.
