@@ -123,7 +123,11 @@ func (e *engine) xfer(b unit.Bytes, r unit.BytesPerSecond) Time { return unit.Tr
 // newStream registers a stream and returns its index.
 func (e *engine) newStream(r route, stack int, consumer int, total unit.Bytes) int32 {
 	e.changed()
-	e.streams = append(e.streams, stream{route: r, stack: int32(stack), consumer: int32(consumer), total: total, toIssue: total})
+	op := consumer
+	if op < 0 {
+		op = e.pc // writes are issued by the running operator
+	}
+	e.streams = append(e.streams, stream{route: r, stack: int32(stack), consumer: int32(consumer), op: int32(op), total: total, toIssue: total})
 	e.active = append(e.active, int32(len(e.streams)-1))
 	if consumer > e.maxOp {
 		e.maxOp = consumer
@@ -325,14 +329,7 @@ func (e *engine) releaseSlots(stack, n int) {
 		r := s.slotWait[0]
 		s.slotWait = s.slotWait[1:]
 		s.slotsFree--
-		switch r.kind {
-		case slotDirectWrite:
-			e.startDirectWrite(stack, r.seg)
-		case slotRelayWrite:
-			e.startRelayWriteDown(stack, r.seg)
-		case slotWriteback:
-			e.startWriteback(stack, r.seg)
-		}
+		e.startSlotted(stack, r.kind, r.seg)
 	}
 }
 
@@ -359,10 +356,16 @@ func (e *engine) onTSVDone(stack int, sg seg) {
 	}
 }
 
+// cross sends a segment over one link direction of a stack pair (a FIFO
+// server at the link rate) and schedules ev for when it has crossed.
+func (e *engine) cross(stack, dir int, r route, ev evKind, sg seg) {
+	end := e.links[stack][dir].reserve(e.now, e.xfer(sg.bytes, e.cfg.link), sg.bytes)
+	e.traceSeg(r, stack, linkNames[dir], e.now, end, sg)
+	e.schedule(end, ev, int32(stack), sg.stream, sg.bytes)
+}
+
 func (e *engine) sendDirect(stack int, sg seg) {
-	end := e.links[stack][linkHBFToGPU].reserve(e.now, e.xfer(sg.bytes, e.cfg.link), sg.bytes)
-	e.traceSeg(routeDirect, stack, "GPU<-HBF", e.now, end, sg)
-	e.schedule(end, evDirectDone, int32(stack), sg.stream, sg.bytes)
+	e.cross(stack, linkHBFToGPU, routeDirect, evDirectDone, sg)
 }
 
 func (e *engine) relayHop1(stack int, sg seg) {
@@ -376,9 +379,7 @@ func (e *engine) relayHop1(stack int, sg seg) {
 }
 
 func (e *engine) startRelayHop1(stack int, sg seg) {
-	end := e.links[stack][linkHBFToHBM].reserve(e.now, e.xfer(sg.bytes, e.cfg.link), sg.bytes)
-	e.traceSeg(routeRelay, stack, "HBF->HBM", e.now, end, sg)
-	e.schedule(end, evUpDone, int32(stack), sg.stream, sg.bytes)
+	e.cross(stack, linkHBFToHBM, routeRelay, evUpDone, sg)
 }
 
 // onUpDone: a relayed segment left HBF SRAM and sits in relay SRAM.
@@ -394,9 +395,7 @@ func (e *engine) onUpDone(stack int, sg seg) {
 }
 
 func (e *engine) relayHop2(stack int, sg seg) {
-	end := e.links[stack][linkHBMToGPU].reserve(e.now, e.xfer(sg.bytes, e.cfg.link), sg.bytes)
-	e.traceSeg(routeRelay, stack, "GPU<-HBM", e.now, end, sg)
-	e.schedule(end, evFwdDone, int32(stack), sg.stream, sg.bytes)
+	e.cross(stack, linkHBMToGPU, routeRelay, evFwdDone, sg)
 }
 
 // releaseRelay frees a relay slot and grants waiters: relay writes and
@@ -438,9 +437,7 @@ func (e *engine) issueHBMChunk(id int32) {
 
 func (e *engine) onHBMArrayDone(stack int, sg seg) {
 	e.issueHBMChunk(sg.stream)
-	end := e.links[stack][linkHBMToGPU].reserve(e.now, e.xfer(sg.bytes, e.cfg.link), sg.bytes)
-	e.traceSeg(routeHBM, stack, "GPU<-HBM", e.now, end, sg)
-	e.schedule(end, evHBMLinkDone, int32(stack), sg.stream, sg.bytes)
+	e.cross(stack, linkHBMToGPU, routeHBM, evHBMLinkDone, sg)
 }
 
 // ---- writes -------------------------------------------------------------
@@ -458,7 +455,7 @@ func (e *engine) issueWrite(id int32) {
 	switch st.route {
 	case routeDirectWrite:
 		if e.takeSlot(stack, slotReq{kind: slotDirectWrite, seg: sg}) {
-			e.startDirectWrite(stack, sg)
+			e.startSlotted(stack, slotDirectWrite, sg)
 		}
 	case routeRelayWrite:
 		s := &e.hbf[stack]
@@ -469,50 +466,37 @@ func (e *engine) issueWrite(id int32) {
 			s.rwWait = append(s.rwWait, sg)
 		}
 	case routeHBMWrite:
-		end := e.links[stack][linkGPUToHBM].reserve(e.now, e.xfer(b, e.cfg.link), b)
-		e.schedule(end, evHBMWLinkDone, int32(stack), id, b)
+		e.cross(stack, linkGPUToHBM, routeHBMWrite, evHBMWLinkDone, sg)
 	case routeWriteback:
 		end := e.hbm[stack].array.reserve(e.now, e.xfer(b, e.cfg.hbmRate), b)
 		e.schedule(end, evWBReadDone, int32(stack), id, b)
 	}
 }
 
-// onWBReadDone: writeback data left DRAM; they cross the HBM-HBF link once
-// an HBF SRAM slot is free, then are programmed a wave at a time.
-func (e *engine) onWBReadDone(stack int, sg seg) {
+// toHBF moves a written segment that waits outside the HBF stack (in the
+// relay SRAM or in DRAM) on: the stream's next segment is issued, and this
+// one crosses the HBM-HBF link once an HBF SRAM slot is free.
+func (e *engine) toHBF(stack int, kind slotKind, sg seg) {
 	e.issueWrite(sg.stream)
-	if e.takeSlot(stack, slotReq{kind: slotWriteback, seg: sg}) {
-		e.startWriteback(stack, sg)
+	if e.takeSlot(stack, slotReq{kind: kind, seg: sg}) {
+		e.startSlotted(stack, kind, sg)
 	}
 }
 
-func (e *engine) startWriteback(stack int, sg seg) {
-	end := e.links[stack][linkHBMToHBF].reserve(e.now, e.xfer(sg.bytes, e.cfg.link), sg.bytes)
-	e.traceSeg(routeWriteback, stack, "HBM->HBF", e.now, end, sg)
-	e.schedule(end, evWBLinkDone, int32(stack), sg.stream, sg.bytes)
-}
-
-func (e *engine) startDirectWrite(stack int, sg seg) {
-	end := e.links[stack][linkGPUToHBF].reserve(e.now, e.xfer(sg.bytes, e.cfg.link), sg.bytes)
-	e.traceSeg(routeDirectWrite, stack, "GPU->HBF", e.now, end, sg)
-	e.schedule(end, evWLinkDone, int32(stack), sg.stream, sg.bytes)
+// startSlotted starts the transfer that waited for an HBF SRAM slot.
+func (e *engine) startSlotted(stack int, kind slotKind, sg seg) {
+	switch kind {
+	case slotDirectWrite:
+		e.cross(stack, linkGPUToHBF, routeDirectWrite, evWLinkDone, sg)
+	case slotRelayWrite:
+		e.cross(stack, linkHBMToHBF, routeRelayWrite, evRWDownDone, sg)
+	case slotWriteback:
+		e.cross(stack, linkHBMToHBF, routeWriteback, evWBLinkDone, sg)
+	}
 }
 
 func (e *engine) startRelayWriteLink(stack int, sg seg) {
-	end := e.links[stack][linkGPUToHBM].reserve(e.now, e.xfer(sg.bytes, e.cfg.link), sg.bytes)
-	e.schedule(end, evRWLinkDone, int32(stack), sg.stream, sg.bytes)
-}
-
-func (e *engine) onRWLinkDone(stack int, sg seg) {
-	e.issueWrite(sg.stream)
-	if e.takeSlot(stack, slotReq{kind: slotRelayWrite, seg: sg}) {
-		e.startRelayWriteDown(stack, sg)
-	}
-}
-
-func (e *engine) startRelayWriteDown(stack int, sg seg) {
-	end := e.links[stack][linkHBMToHBF].reserve(e.now, e.xfer(sg.bytes, e.cfg.link), sg.bytes)
-	e.schedule(end, evRWDownDone, int32(stack), sg.stream, sg.bytes)
+	e.cross(stack, linkGPUToHBM, routeRelayWrite, evRWLinkDone, sg)
 }
 
 // bufferProgram adds a written segment (in HBF SRAM) to its stream's wave
@@ -604,7 +588,7 @@ func (e *engine) handle(ev event) {
 		e.issueWrite(sg.stream)
 		e.bufferProgram(stack, sg)
 	case evRWLinkDone:
-		e.onRWLinkDone(stack, sg)
+		e.toHBF(stack, slotRelayWrite, sg)
 	case evRWDownDone:
 		e.releaseRelay(stack)
 		e.bufferProgram(stack, sg)
@@ -618,7 +602,7 @@ func (e *engine) handle(ev event) {
 	case evHBMWriteDone:
 		e.deliver(sg.stream, sg.bytes)
 	case evWBReadDone:
-		e.onWBReadDone(stack, sg)
+		e.toHBF(stack, slotWriteback, sg)
 	case evWBLinkDone:
 		e.bufferProgram(stack, sg)
 	}

@@ -462,9 +462,6 @@ func (e *engine) atLayerStart(l int) {
 	}
 	j := &e.jmp
 	j.buf = e.encodeMode(j.buf[:0], true)
-	if debugLayer != nil {
-		debugLayer(e, l, j.buf)
-	}
 	h := maphash.Bytes(j.seed, j.buf)
 	// Several earlier layers may have left the same state (the start of a
 	// dense and of an MoE layer look alike); the most recent one whose
@@ -549,9 +546,6 @@ func (e *engine) skipLayers(m, period, opsPer int, d Time, before, after []int64
 	e.jmp.layers += int64(m * period)
 	e.changed()
 }
-
-// debugLayer, when set by a test, sees every layer-boundary key.
-var debugLayer func(e *engine, l int, key []byte)
 
 // tailOutcome is how a pass ended after its last layer: the operators after
 // the last layer run to the end of the pass, where the memory system is

@@ -135,9 +135,6 @@ func (e *engine) runPass(p *pass) error {
 		e.now = ev.t
 		e.st.events++
 		e.processed++
-		if debugHook != nil {
-			debugHook(e, ev)
-		}
 		e.handle(ev)
 	}
 	if len(e.q) != 0 {
@@ -193,9 +190,6 @@ func (e *engine) report(r *Result) {
 	r.Perf.SkippedEvents = e.st.events - e.processed
 	r.Perf.Jumps = e.jmp.jumps
 }
-
-// debugHook, when set by a test, sees every event before it is handled.
-var debugHook func(*engine, event)
 
 // globalCounters appends the statistics that outlive a pass.
 func (e *engine) globalCounters(dst []int64) []int64 {

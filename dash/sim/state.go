@@ -143,6 +143,7 @@ type stream struct {
 	route    route
 	stack    int32
 	consumer int32 // GPU operator that consumes it; -1 for writes
+	op       int32 // operator that consumes or issued it (for traces)
 	total    unit.Bytes
 	done     unit.Bytes // delivered (reads) or completed (writes)
 	// HBM reads and writes issue one segment at a time.

@@ -24,16 +24,13 @@ func (e *engine) traceSeg(r route, stack int, link string, start, end Time, sg s
 	if e.trace == nil {
 		return
 	}
-	c := e.streams[sg.stream].consumer
-	if c < 0 || e.pass.ops[c].layer != e.trace.layer {
+	c := e.streams[sg.stream].op
+	if e.pass.ops[c].layer != e.trace.layer {
 		return
 	}
+	// The reservation may start after now (the link was busy): it began
+	// one transfer time before its end.
 	e.trace.spans = append(e.trace.spans, Span{Route: r.String(), Stack: stack, Link: link,
-		Start: max(start, e.linkStart(stack, link, end, sg)), End: end, Bytes: sg.bytes,
+		Start: max(start, end-e.xfer(sg.bytes, e.cfg.link)), End: end, Bytes: sg.bytes,
 		Class: e.pass.ops[c].class.String()})
-}
-
-// linkStart is the start of a reservation that ends at end.
-func (e *engine) linkStart(_ int, _ string, end Time, sg seg) Time {
-	return end - e.xfer(sg.bytes, e.cfg.link)
 }

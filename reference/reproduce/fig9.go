@@ -2,7 +2,7 @@ package reproduce
 
 import (
 	"fmt"
-	"math"
+	"strings"
 
 	"github.com/dashlab/dashlab/reference"
 )
@@ -59,32 +59,28 @@ func runFig9a(opts Options, art *Artifacts) (Values, error) {
 	if err := sweepErr(points); err != nil {
 		return v, err
 	}
-	for _, base := range []string{"relay-only", "direct-only"} {
-		var tput, e2e, tputB4, e2eB4 []float64
-		for _, m := range reference.Fig9ModelIDs {
-			for _, b := range Fig9aBatches {
-				d, okD := lookup(points, m, "dash", b, 1024, 128)
-				x, okX := lookup(points, m, base, b, 1024, 128)
-				if !okD || !okX {
-					return v, fmt.Errorf("fig9a: missing %s or %s for %s B=%d", "dash", base, m, b)
-				}
-				t := d.Result.DecodeThroughput / x.Result.DecodeThroughput
-				r := d.Result.E2E.Seconds() / x.Result.E2E.Seconds()
-				tput, e2e = append(tput, t), append(e2e, r)
-				if b == 4 {
-					tputB4, e2eB4 = append(tputB4, t), append(e2eB4, r)
-				}
-			}
-		}
-		suffix := ".vs_" + map[string]string{"relay-only": "relay_only", "direct-only": "direct_only"}[base]
-		n := fmt.Sprintf("%d (model, B) pairs", len(tput))
-		v.Set("fig9a.throughput_speedup_geomean"+suffix, geomean(tput), "geomean of decode-throughput ratios over "+n)
-		v.Set("fig9a.e2e_reduction_pct"+suffix, 100*(1-geomean(e2e)), "1 - geomean of E2E ratios over "+n)
-		if base == "relay-only" {
-			v.Set("intro.b4.throughput_speedup_geomean.vs_relay_only", geomean(tputB4), "B=4, five models")
-			v.Set("intro.b4.e2e_reduction_pct.vs_relay_only", 100*(1-geomean(e2eB4)), "B=4, five models")
+	var b4 []spec
+	for _, sp := range specs {
+		if sp.batch == 4 {
+			b4 = append(b4, sp)
 		}
 	}
+	for _, base := range []string{"relay-only", "direct-only"} {
+		tput, e2e, err := paired(points, specs, base)
+		if err != nil {
+			return v, err
+		}
+		suffix := ".vs_" + strings.ReplaceAll(base, "-", "_")
+		n := fmt.Sprintf("%d (model, B) pairs", len(tput))
+		v.Set("fig9a.throughput_speedup_geomean"+suffix, geomean(tput), "geomean of decode-throughput ratios over "+n+misfits(points))
+		v.Set("fig9a.e2e_reduction_pct"+suffix, 100*(1-geomean(e2e)), "1 - geomean of E2E ratios over "+n)
+	}
+	tput, e2e, err := paired(points, b4, "relay-only")
+	if err != nil {
+		return v, err
+	}
+	v.Set("intro.b4.throughput_speedup_geomean.vs_relay_only", geomean(tput), "B=4, five models")
+	v.Set("intro.b4.e2e_reduction_pct.vs_relay_only", 100*(1-geomean(e2e)), "B=4, five models")
 	return v, nil
 }
 
@@ -113,22 +109,13 @@ func runFig9b(opts Options, art *Artifacts) (Values, error) {
 		return v, err
 	}
 	for _, base := range []string{"relay-only", "direct-only"} {
-		var tput, e2e []float64
-		for _, sp := range specs {
-			if sp.system != "dash" {
-				continue
-			}
-			d, okD := lookup(points, sp.model, "dash", 1, sp.prompt, sp.output)
-			x, okX := lookup(points, sp.model, base, 1, sp.prompt, sp.output)
-			if !okD || !okX {
-				return v, fmt.Errorf("fig9b: missing dash or %s for %s %d/%d", base, sp.model, sp.prompt, sp.output)
-			}
-			tput = append(tput, d.Result.DecodeThroughput/x.Result.DecodeThroughput)
-			e2e = append(e2e, d.Result.E2E.Seconds()/x.Result.E2E.Seconds())
+		tput, e2e, err := paired(points, specs, base)
+		if err != nil {
+			return v, err
 		}
-		suffix := ".vs_" + map[string]string{"relay-only": "relay_only", "direct-only": "direct_only"}[base]
+		suffix := ".vs_" + strings.ReplaceAll(base, "-", "_")
 		n := fmt.Sprintf("%d (model, workload) pairs; the paper's 20 include Llama 4's 4K/256K and 4K/1M KV-spill cases, not simulated yet", len(tput))
-		v.Set("fig9b.throughput_speedup_geomean"+suffix, geomean(tput), "geomean over "+n)
+		v.Set("fig9b.throughput_speedup_geomean"+suffix, geomean(tput), "geomean over "+n+misfits(points))
 		v.Set("fig9b.e2e_reduction_pct"+suffix, 100*(1-geomean(e2e)), "1 - geomean of E2E ratios over "+n)
 	}
 	// The KV footprint of the Llama 4 long decode follows from the spec.
@@ -142,4 +129,20 @@ func runFig9b(opts Options, art *Artifacts) (Values, error) {
 	return v, nil
 }
 
-var _ = math.Inf
+// paired returns, for every DASH point of specs, the ratios DASH / base of
+// decode throughput and of E2E latency on the same work.
+func paired(points []Point, specs []spec, base string) (tput, e2e []float64, err error) {
+	for _, sp := range specs {
+		if sp.system != "dash" {
+			continue
+		}
+		d, okD := lookup(points, sp.model, "dash", sp.batch, sp.prompt, sp.output)
+		x, okX := lookup(points, sp.model, base, sp.batch, sp.prompt, sp.output)
+		if !okD || !okX {
+			return nil, nil, fmt.Errorf("missing dash or %s for %s B=%d %d/%d", base, sp.model, sp.batch, sp.prompt, sp.output)
+		}
+		tput = append(tput, d.Result.DecodeThroughput/x.Result.DecodeThroughput)
+		e2e = append(e2e, d.Result.E2E.Seconds()/x.Result.E2E.Seconds())
+	}
+	return tput, e2e, nil
+}

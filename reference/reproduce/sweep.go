@@ -95,3 +95,20 @@ func lookup(points []Point, model, system string, batch, prompt, output int) (Po
 	}
 	return Point{}, false
 }
+
+// misfits describes the points whose experiment does not fit its system.
+func misfits(points []Point) string {
+	seen := map[string]bool{}
+	var out []string
+	for _, p := range points {
+		if p.Fits || seen[p.Model+p.System] {
+			continue
+		}
+		seen[p.Model+p.System] = true
+		out = append(out, p.Model+" on "+p.System)
+	}
+	if len(out) == 0 {
+		return ""
+	}
+	return "; does not fit (not simulated): " + strings.Join(out, ", ")
+}
