@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"fmt"
 	"hash/maphash"
 	"math"
 	"math/rand/v2"
@@ -103,9 +104,12 @@ type programBuilder struct {
 	wdt        gpu.DType // stored dtype of projection / expert weights
 	random     bool      // routing draws experts at random (per step and layer)
 	launchOnly bool      // memory-bound operators pay only the launch floor
-	block      int       // paged-KV block in tokens
-	seed       maphash.Seed
-	attnCache  map[gpu.Op][2]unit.Duration
+	// extrapolated collects the operator shapes the timing model answered
+	// outside its measured range.
+	extrapolated map[string]bool
+	block        int // paged-KV block in tokens
+	seed         maphash.Seed
+	attnCache    map[gpu.Op][2]unit.Duration
 }
 
 func newProgramBuilder(e dash.Experiment) *programBuilder {
@@ -174,6 +178,12 @@ func (b *programBuilder) predictAttn(op gpu.Op) (compute, overhead unit.Duration
 
 func (b *programBuilder) predict(op gpu.Op) (compute, overhead unit.Duration) {
 	p := b.timing.Predict(op)
+	if p.Extrapolated {
+		if b.extrapolated == nil {
+			b.extrapolated = map[string]bool{}
+		}
+		b.extrapolated[describeOp(op)] = true
+	}
 	if b.launchOnly && p.Latency-p.Overhead > p.Compute { // memory-bound
 		if lf, ok := b.timing.(interface{ LaunchFloor() unit.Duration }); ok && p.Overhead > lf.LaunchFloor() {
 			return p.Compute, lf.LaunchFloor()
@@ -490,4 +500,20 @@ func (b *programBuilder) attnKernel(i int, decode bool, ctx int) opSpec {
 	}
 	kernel.compute, kernel.overhead = b.predictAttn(attnOp)
 	return kernel
+}
+
+// describeOp names an operator shape for reports.
+func describeOp(op gpu.Op) string {
+	switch op.Kind {
+	case gpu.GEMM:
+		return fmt.Sprintf("gemm M=%d K=%d N=%d", op.M, op.K, op.N)
+	case gpu.Grouped:
+		return fmt.Sprintf("grouped E=%d rows=%d hidden=%d inter=%d", op.Experts, op.Rows, op.Hidden, op.Inter)
+	case gpu.AttnPrefill:
+		return fmt.Sprintf("attn-prefill B=%d L=%d heads=%d/%d dim=%d", op.Batch, op.QLen, op.Heads, op.KVHeads, op.HeadDim)
+	case gpu.AttnDecode, gpu.AttnDecodeMLA:
+		return fmt.Sprintf("%v B=%d KV=%d heads=%d", op.Kind, op.Batch, op.KVLen, op.Heads)
+	default:
+		return fmt.Sprintf("%v M=%d", op.Kind, op.M)
+	}
 }

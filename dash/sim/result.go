@@ -31,6 +31,9 @@ type Result struct {
 	HBF    []HBFStats
 	// Timeline is the traced layer, when Options.Trace asked for one.
 	Timeline *Timeline
+	// Extrapolated lists the operator shapes whose timing came from the GPU
+	// model's fitted roofline, outside its measured range (sorted).
+	Extrapolated []string
 	// Perf describes the simulation itself.
 	Perf Perf
 }

@@ -3,6 +3,7 @@ package sim
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/dashlab/dashlab/dash"
@@ -106,6 +107,10 @@ func RunWith(exp dash.Experiment, opts Options) (Result, error) {
 		res.DecodeThroughput = float64(w.Batch*(w.Output-1)) / (res.E2E - res.TTFT).Seconds()
 	}
 	e.report(&res)
+	for k := range pb.extrapolated {
+		res.Extrapolated = append(res.Extrapolated, k)
+	}
+	slices.Sort(res.Extrapolated)
 	res.Perf.Passes = w.Output
 	res.Perf.Wall = time.Since(start)
 	return res, nil

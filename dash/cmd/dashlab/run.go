@@ -103,5 +103,8 @@ func printResult(w io.Writer, r sim.Result) {
 		t.add(rt.Route, rt.Requested.String(), rt.Delivered.String())
 	}
 	t.write(w)
+	if len(r.Extrapolated) > 0 {
+		fmt.Fprintf(w, "\ntiming extrapolated beyond the measured profile for %d operator shapes, e.g. %s\n", len(r.Extrapolated), r.Extrapolated[0])
+	}
 	fmt.Fprintf(w, "\nsimulation: %d events, %d passes, %v wall\n", r.Perf.Events, r.Perf.Passes, r.Perf.Wall.Round(1e5))
 }
