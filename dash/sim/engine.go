@@ -146,13 +146,20 @@ func (e *engine) newStream(r route, stack int, consumer int, total unit.Bytes) i
 
 // ---- HBF reads -------------------------------------------------------
 
-// enqueueReads adds a group of HBF read runs to a stack's queue.
-func (e *engine) enqueueReads(stack int, runs []readRun) {
+// enqueueReads adds HBF read runs for operator op to a stack's queue. Runs
+// for the operator whose group is last in the queue join that group (the
+// selected experts join the shared experts sensed ahead), so that the
+// array interleaves them and both route sets drain at once.
+func (e *engine) enqueueReads(stack, op int, runs []readRun) {
 	if len(runs) == 0 {
 		return
 	}
 	s := &e.hbf[stack]
-	s.readQ = append(s.readQ, readGroup{runs: runs})
+	if n := len(s.readQ); n > 0 && s.readQ[n-1].op == int32(op) {
+		s.readQ[n-1].runs = append(s.readQ[n-1].runs, runs...)
+	} else {
+		s.readQ = append(s.readQ, readGroup{op: int32(op), runs: runs})
+	}
 	e.kickArray(stack)
 }
 

@@ -348,6 +348,7 @@ func (e *engine) encodeMode(b []byte, layer bool) []byte {
 		s := &e.hbf[i]
 		put(int64(len(s.readQ)))
 		for _, g := range s.readQ {
+			put(oid(int(g.op)))
 			put(int64(len(g.runs)))
 			put(int64(g.next))
 			for _, r := range g.runs {
@@ -539,6 +540,11 @@ func (e *engine) skipLayers(m, period, opsPer int, d Time, before, after []int64
 	for k := range e.q {
 		if e.q[k].kind == evOpEnd {
 			e.q[k].stream += int32(shift)
+		}
+	}
+	for i := range e.hbf {
+		for g := range e.hbf[i].readQ {
+			e.hbf[i].readQ[g].op += int32(shift)
 		}
 	}
 	e.pc += shift

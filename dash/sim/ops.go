@@ -144,7 +144,7 @@ func (e *engine) issuePredictable(i int) {
 			id := e.newStream(part.r, stack, i, b)
 			runs = append(runs, e.runFor(id, b))
 		}
-		e.enqueueReads(stack, runs)
+		e.enqueueReads(stack, i, runs)
 	}
 }
 
@@ -171,7 +171,7 @@ func (e *engine) issueAtStart(i int) {
 				r = routeRelay
 			}
 			id := e.newStream(r, stack, i, b)
-			e.enqueueReads(stack, []readRun{e.runFor(id, b)})
+			e.enqueueReads(stack, i, []readRun{e.runFor(id, b)})
 		}
 		// Asynchronous KV writes: prefill KV to HBF, decode KV to HBM.
 		if b := perStack(spec.kvWriteHBF, n, stack); b > 0 {
@@ -223,7 +223,7 @@ func (e *engine) issueRouted(i int) {
 			id := e.newStream(part.r, stack, i, b)
 			runs = append(runs, e.runFor(id, b))
 		}
-		e.enqueueReads(stack, runs)
+		e.enqueueReads(stack, i, runs)
 	}
 }
 

@@ -77,6 +77,7 @@ func (r readRun) empty() bool { return r.full == 0 && r.last == 0 }
 // readGroup is a set of runs issued together; the array takes their
 // segments round-robin so that concurrent routes fill together.
 type readGroup struct {
+	op   int32 // the operator that consumes the group's data
 	runs []readRun
 	next int // round-robin position
 }
