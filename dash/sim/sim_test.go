@@ -369,3 +369,35 @@ func TestWriteback(t *testing.T) {
 		}
 	}
 }
+
+func TestTimeline(t *testing.T) {
+	exp := build(t, "qwen3-235b-a22b", "dash", 4, 1024, 3)
+	for _, pass := range []int{0, 1} {
+		r := run(t, exp, Options{Trace: &TraceSpec{Pass: pass, Layer: 3}})
+		tl := r.Timeline
+		if tl == nil || len(tl.Ops) == 0 || len(tl.Spans) == 0 {
+			t.Fatalf("pass %d: empty timeline", pass)
+		}
+		routes := map[string]bool{}
+		first, last := tl.Ops[0].Start, tl.Ops[len(tl.Ops)-1].End
+		for _, s := range tl.Spans {
+			routes[s.Route] = true
+			if s.End <= s.Start || s.Bytes <= 0 {
+				t.Errorf("bad span %+v", s)
+			}
+			// Reads may start before the layer (prefetch) but end within it.
+			if s.Route != "direct_write" && (s.Start < 0 || s.End > last) {
+				t.Errorf("span %+v ends after the layer %v..%v", s, first, last)
+			}
+		}
+		want := []string{"direct", "relay", "hbm"}
+		if pass == 0 {
+			want = append(want, "direct_write") // the prefill KV goes straight to HBF
+		}
+		for _, w := range want {
+			if !routes[w] {
+				t.Errorf("pass %d: no %s traffic in the timeline (%v)", pass, w, routes)
+			}
+		}
+	}
+}

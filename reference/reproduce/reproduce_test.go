@@ -1,0 +1,97 @@
+package reproduce
+
+import (
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/dashlab/dashlab/dash/sim"
+)
+
+func TestStaticGroupsPass(t *testing.T) {
+	for _, prefix := range []string{"table2.", "fig1.", "ucie.", "hbf.", "hbm.", "cost."} {
+		rep, err := Run(Options{Only: prefix})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(rep.Rows) == 0 {
+			t.Fatalf("%s: no rows", prefix)
+		}
+		for _, r := range rep.Rows {
+			if r.Simulated == nil {
+				t.Errorf("%s not simulated", r.ID)
+			} else if !*r.Pass {
+				t.Errorf("%s: paper %v, simulated %v (tolerance %v)", r.ID, r.Paper, *r.Simulated, r.Tolerance)
+			}
+		}
+	}
+}
+
+func TestUnknownPrefix(t *testing.T) {
+	if _, err := Run(Options{Only: "fig99"}); err == nil || !strings.Contains(err.Error(), "fig99") {
+		t.Errorf("error %v", err)
+	}
+}
+
+func TestNotSimulatedRowsAreListed(t *testing.T) {
+	rep, err := Run(Options{Only: "table3."})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Rows) != 18 {
+		t.Fatalf("%d rows", len(rep.Rows))
+	}
+	_, _, pending := rep.Summary()
+	if pending != 18 {
+		t.Errorf("%d pending", pending)
+	}
+}
+
+func TestFig9(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the Fig. 9(a) sweep")
+	}
+	rep, err := Run(Options{Only: "fig9a."})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range rep.Rows {
+		if r.Simulated == nil || math.IsNaN(*r.Simulated) {
+			t.Fatalf("%s not simulated", r.ID)
+		}
+		// DASH never loses to a single-path baseline on the same work.
+		if strings.Contains(r.ID, "speedup") && *r.Simulated < 1 || strings.Contains(r.ID, "reduction") && *r.Simulated < 0 {
+			t.Errorf("%s = %v", r.ID, *r.Simulated)
+		}
+		if !strings.Contains(r.Detail, "does not fit") && strings.Contains(r.ID, "throughput") {
+			t.Errorf("%s: the misfits of compact-dash are not reported: %q", r.ID, r.Detail)
+		}
+	}
+	if n := len(rep.Artifacts.Fig9.A); n != 5*4*4 {
+		t.Errorf("%d points", n)
+	}
+	for _, p := range rep.Artifacts.Fig9.A {
+		if p.System == "compact-dash" && (p.Model == "llama4-maverick" || p.Model == "deepseek-v3") {
+			if p.Fits || !strings.Contains(p.Err, "does not fit") {
+				t.Errorf("%s on compact-dash: fits=%v err=%q", p.Model, p.Fits, p.Err)
+			}
+		} else if p.Err != "" {
+			t.Errorf("%s/%s: %s", p.Model, p.System, p.Err)
+		}
+	}
+}
+
+func TestPairedAndGeomean(t *testing.T) {
+	mk := func(sys string, tput float64, e2e sim.Result) Point {
+		e2e.DecodeThroughput = tput
+		return Point{Model: "m", System: sys, Batch: 1, Prompt: 8, Output: 2, Fits: true, Result: e2e}
+	}
+	points := []Point{mk("dash", 300, sim.Result{E2E: 1e9}), mk("relay-only", 100, sim.Result{E2E: 2e9})}
+	tput, e2e, err := paired(points, []spec{{model: "m", system: "dash", batch: 1, prompt: 8, output: 2}}, "relay-only")
+	if err != nil || tput[0] != 3 || e2e[0] != 0.5 {
+		t.Errorf("paired = %v %v %v", tput, e2e, err)
+	}
+	if g := geomean([]float64{2, 8}); math.Abs(g-4) > 1e-12 {
+		t.Errorf("geomean = %v", g)
+	}
+}
