@@ -25,7 +25,8 @@ type ExperimentFile struct {
 	Name string `yaml:"name"`
 	// Model is a catalogue model id; ModelFile a model YAML file (relative
 	// paths are relative to the experiment file). Exactly one is set.
-	Model     string `yaml:"model"`
+	Model string `yaml:"model"`
+	// ModelFile is the path of a model YAML file (see Model).
 	ModelFile string `yaml:"model_file"`
 	// System is a named system (default "dash").
 	System string `yaml:"system"`

@@ -166,7 +166,8 @@ type LinkSpec struct {
 	Usable unit.BytesPerSecond `yaml:"usable"`
 	// EnergyLow and EnergyHigh bracket the UCIe 3.0 UCIe-A energy-efficiency
 	// targets (0.5 pJ/bit at 0.5 V, 0.6 pJ/bit at 0.7 V).
-	EnergyLow  unit.JoulesPerBit `yaml:"energy_low"`
+	EnergyLow unit.JoulesPerBit `yaml:"energy_low"`
+	// EnergyHigh is the upper energy-efficiency target (see EnergyLow).
 	EnergyHigh unit.JoulesPerBit `yaml:"energy_high"`
 	// ModuleWidthMM is the die-edge width of one UCIe-A module (0.389 mm).
 	ModuleWidthMM float64 `yaml:"module_width_mm"`

@@ -80,11 +80,16 @@ type AttentionSpec struct {
 
 // MLASpec holds DeepSeek-style multi-head latent attention dimensions.
 type MLASpec struct {
-	QLoraRank     int `yaml:"q_lora_rank"`
-	KVLoraRank    int `yaml:"kv_lora_rank"`
+	// QLoraRank is the query compression rank (0: no compression).
+	QLoraRank int `yaml:"q_lora_rank"`
+	// KVLoraRank is the width of the cached KV latent (512).
+	KVLoraRank int `yaml:"kv_lora_rank"`
+	// QKNopeHeadDim is the per-head query/key width without RoPE.
 	QKNopeHeadDim int `yaml:"qk_nope_head_dim"`
+	// QKRopeHeadDim is the per-head RoPE width, cached once per token (64).
 	QKRopeHeadDim int `yaml:"qk_rope_head_dim"`
-	VHeadDim      int `yaml:"v_head_dim"`
+	// VHeadDim is the per-head value width.
+	VHeadDim int `yaml:"v_head_dim"`
 	// Indexer is the DeepSeek-Sparse-Attention lightning indexer (GLM-5);
 	// nil when the model has none.
 	Indexer *IndexerSpec `yaml:"indexer,omitempty"`
@@ -92,9 +97,12 @@ type MLASpec struct {
 
 // IndexerSpec is a DeepSeek-Sparse-Attention lightning indexer.
 type IndexerSpec struct {
-	Heads   int `yaml:"heads"`
+	// Heads is the number of indexer heads.
+	Heads int `yaml:"heads"`
+	// HeadDim is the indexer key width, cached per token.
 	HeadDim int `yaml:"head_dim"`
-	TopK    int `yaml:"top_k"`
+	// TopK is the number of tokens each query attends to.
+	TopK int `yaml:"top_k"`
 }
 
 // FFNSpec describes the feed-forward blocks: dense FFN layers and MoE layers.
@@ -134,8 +142,10 @@ type RouterSpec struct {
 	// GroupLimited is true when selection is limited to the best TopKGroups of
 	// Groups expert groups.
 	GroupLimited bool `yaml:"group_limited"`
-	Groups       int  `yaml:"groups,omitempty"`
-	TopKGroups   int  `yaml:"top_k_groups,omitempty"`
+	// Groups is the number of expert groups.
+	Groups int `yaml:"groups,omitempty"`
+	// TopKGroups is the number of groups a token may select from.
+	TopKGroups int `yaml:"top_k_groups,omitempty"`
 	// ScalingFactor multiplies the routed output (1 when absent).
 	ScalingFactor float64 `yaml:"scaling_factor,omitempty"`
 }

@@ -54,9 +54,13 @@ type Plan struct {
 
 // StackUse is what one stack holds.
 type StackUse struct {
-	Capacity  unit.Bytes
-	Weights   unit.Bytes
-	KV        unit.Bytes
+	// Capacity is the stack's capacity.
+	Capacity unit.Bytes
+	// Weights is the stack's share of the weights it holds.
+	Weights unit.Bytes
+	// KV is the stack's share of the KV cache placed in its memory.
+	KV unit.Bytes
+	// Workspace is the activation workspace reserved (HBM only).
 	Workspace unit.Bytes
 }
 

@@ -25,7 +25,8 @@ type PaperEntry struct {
 	Section string `yaml:"section"`
 	// Tolerance is the allowed absolute deviation; TolerancePct the allowed
 	// deviation relative to Value. Exactly one is used: TolerancePct when set.
-	Tolerance    float64 `yaml:"tolerance"`
+	Tolerance float64 `yaml:"tolerance"`
+	// TolerancePct is the relative tolerance in percent (see Tolerance).
 	TolerancePct float64 `yaml:"tolerance_pct"`
 	// Note qualifies the number or the comparison.
 	Note string `yaml:"note"`

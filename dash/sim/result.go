@@ -16,19 +16,30 @@ import (
 // B x (L_out - 1) / (E2E - TTFT), and is the throughput the paper's Fig. 9
 // compares (see the reproduce package).
 type Result struct {
+	// Name is the experiment's name; Model, System and GPU its catalogue ids.
 	Name, Model, System, GPU string
-	Batch, Prompt, Output    int
+	// Batch, Prompt and Output are B, L_in and L_out.
+	Batch, Prompt, Output int
 
-	TTFT, E2E, TPOT  unit.Duration
-	Throughput       float64 // output tokens/s over E2E
-	DecodeThroughput float64 // tokens/s during decode
+	// TTFT is the time to the first token (the end of the prefill pass).
+	TTFT unit.Duration
+	// E2E is the time to the last token.
+	E2E unit.Duration
+	// TPOT is the mean time per output token after the first.
+	TPOT unit.Duration
+	// Throughput is output tokens per second over E2E.
+	Throughput float64
+	// DecodeThroughput is tokens per second during the decode phase.
+	DecodeThroughput float64
 
 	// Prefill and Decode break the GPU time down by operator class.
 	Prefill, Decode Phase
-	// Links, Routes and HBF report traffic and utilisation.
-	Links  []LinkStats
+	// Links is the traffic of each link direction that carried any.
+	Links []LinkStats
+	// Routes is the traffic of each route, requested and delivered.
 	Routes []RouteStats
-	HBF    []HBFStats
+	// HBF is the activity of each HBF stack's array and TSV.
+	HBF []HBFStats
 	// Timeline is the traced layer, when Options.Trace asked for one.
 	Timeline *Timeline
 	// Extrapolated lists the operator shapes whose timing came from the GPU
@@ -40,8 +51,10 @@ type Result struct {
 
 // Phase is the time breakdown of the prefill or decode phase.
 type Phase struct {
+	// Duration is the phase's wall time (simulated).
 	Duration unit.Duration
-	Classes  []ClassTime
+	// Classes is the GPU time per operator class, in class order.
+	Classes []ClassTime
 }
 
 // ClassTime is the GPU time of one operator class: Time is the sum of the
@@ -49,56 +62,91 @@ type Phase struct {
 // predicts; Stall = Time - Compute - Overhead is time spent waiting for data
 // beyond compute.
 type ClassTime struct {
-	Class                          string
-	Ops                            int64
-	Time, Compute, Overhead, Stall unit.Duration
+	// Class is the operator class ("experts", "attn_proj", ...).
+	Class string
+	// Ops counts the operators run.
+	Ops int64
+	// Time is the operators' total duration.
+	Time unit.Duration
+	// Compute and Overhead are the parts the GPU timing model predicts.
+	Compute, Overhead unit.Duration
+	// Stall is Time - Compute - Overhead: waiting for data.
+	Stall unit.Duration
 }
 
 // LinkStats is the traffic on one link direction of one stack pair.
 type LinkStats struct {
-	Pair        int
-	Link        string
-	Bytes       unit.Bytes
-	Busy        unit.Duration
-	Utilization float64 // Busy / E2E
+	// Pair is the stack pair.
+	Pair int
+	// Link is the direction ("GPU<-HBF", "HBF->HBM", ...).
+	Link string
+	// Bytes is what the direction carried.
+	Bytes unit.Bytes
+	// Busy is how long it was busy.
+	Busy unit.Duration
+	// Utilization is Busy / E2E.
+	Utilization float64
 }
 
 // RouteStats is the traffic of one route.
 type RouteStats struct {
-	Route                string
+	// Route is "hbm", "direct", "relay", "direct_write", "relay_write",
+	// "hbm_write" or "writeback".
+	Route string
+	// Requested and Delivered are equal at the end of a run (conservation).
 	Requested, Delivered unit.Bytes
 }
 
 // HBFStats is the NAND-array activity of one HBF stack.
 type HBFStats struct {
-	Stack               int
-	SenseBusy, ProgBusy unit.Duration
-	Waves, Programs     int64
-	TSVBusy             unit.Duration
-	TSVBytes            unit.Bytes
+	// Stack is the HBF stack.
+	Stack int
+	// SenseBusy is the array's time sensing (t_R per wave).
+	SenseBusy unit.Duration
+	// ProgBusy is the array's time programming (t_PROG per wave).
+	ProgBusy unit.Duration
+	// Waves counts the page waves sensed.
+	Waves int64
+	// Programs counts the page waves programmed.
+	Programs int64
+	// TSVBusy is the shared TSV's busy time.
+	TSVBusy unit.Duration
+	// TSVBytes is what the TSV moved.
+	TSVBytes unit.Bytes
 }
 
 // Timeline is the traced layer: operator spans on the GPU and segment
 // transfers on the links (the paper's Fig. 6, drawn from the simulation).
 type Timeline struct {
+	// Pass and Layer say what was traced (pass 0 is the prefill).
 	Pass, Layer int
-	Ops         []OpSpan
-	Spans       []Span
+	// Ops are the GPU operators of the layer, in order.
+	Ops []OpSpan
+	// Spans are the segments that crossed a link for the layer's operators.
+	Spans []Span
 }
 
 // OpSpan is one GPU operator.
 type OpSpan struct {
-	Class      string
+	// Class is the operator class.
+	Class string
+	// Start and End bound the operator on the GPU.
 	Start, End unit.Duration
-	Compute    unit.Duration
+	// Compute is its predicted compute time.
+	Compute unit.Duration
 }
 
 // Span is one segment crossing one link.
 type Span struct {
+	// Route, Link and Class name the route, the link direction and the
+	// class of the operator the data belong to.
 	Route, Link, Class string
-	Stack              int
-	Start, End         unit.Duration
-	Bytes              unit.Bytes
+	// Stack is the stack pair whose link it crossed.
+	Stack int
+	// Start and End bound the crossing.
+	Start, End unit.Duration
+	// Bytes is the segment's size.
+	Bytes unit.Bytes
 }
 
 // Perf describes the cost of the simulation.
@@ -106,12 +154,14 @@ type Perf struct {
 	// Events is the number of events handled one by one; SkippedEvents
 	// the events that periodic jumps advanced in closed form.
 	Events, SkippedEvents int64
-	// Jumps counts periodic jumps; ReplayedPasses the decode steps whose
-	// program had run before (see RunWith).
-	Jumps          int64
+	// Jumps counts periodic jumps.
+	Jumps int64
+	// ReplayedPasses counts the decode steps whose program had run before.
 	ReplayedPasses int
 	// SkippedLayers counts layers advanced by layer-level jumps.
 	SkippedLayers int64
-	Passes        int
-	Wall          time.Duration
+	// Passes is the number of forward passes (1 + L_out - 1).
+	Passes int
+	// Wall is the real time the simulation took.
+	Wall time.Duration
 }

@@ -20,7 +20,12 @@ type Options struct {
 }
 
 // TraceSpec selects the layer to trace.
-type TraceSpec struct{ Pass, Layer int }
+type TraceSpec struct {
+	// Pass is the forward pass: 0 is the prefill, s the s-th decode step.
+	Pass int
+	// Layer is the decoder layer.
+	Layer int
+}
 
 // Run simulates a fixed-batch experiment.
 func Run(exp dash.Experiment) (Result, error) { return RunWith(exp, Options{}) }

@@ -17,7 +17,9 @@ type Artifacts struct {
 
 // ModelRow is one catalogue model with its derived footprint.
 type ModelRow struct {
-	Spec      dash.ModelSpec
+	// Spec is the model.
+	Spec dash.ModelSpec
+	// Footprint is its derived footprint.
 	Footprint dash.Footprint
 	// Paper marks the six models of the paper's Table II.
 	Paper bool

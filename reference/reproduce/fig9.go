@@ -24,7 +24,9 @@ var Fig9aBatches = []int{1, 4, 16, 64}
 
 // Fig9bWorkload is one L_in/L_out pair of Fig. 9(b).
 type Fig9bWorkload struct {
-	Label          string
+	// Label is the paper's name for it ("512/20K").
+	Label string
+	// Prompt and Output are L_in and L_out in tokens.
 	Prompt, Output int
 }
 

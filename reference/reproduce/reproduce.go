@@ -14,10 +14,14 @@ import (
 
 // Row compares one paper number with the engine.
 type Row struct {
-	ID      string  `json:"id"`
-	Unit    string  `json:"unit"`
-	Section string  `json:"section"`
-	Paper   float64 `json:"paper"`
+	// ID is the paper entry's id.
+	ID string `json:"id"`
+	// Unit is its unit.
+	Unit string `json:"unit"`
+	// Section is where the paper states it.
+	Section string `json:"section"`
+	// Paper is the published value.
+	Paper float64 `json:"paper"`
 	// Simulated is nil when no part of the engine simulates this id yet.
 	Simulated *float64 `json:"simulated"`
 	// Deviation is Simulated - Paper (nil when not simulated).
@@ -28,7 +32,8 @@ type Row struct {
 	Pass *bool `json:"pass"`
 	// Note is the paper entry's note; Detail says how the value was
 	// obtained and, for a miss, the likely cause.
-	Note   string `json:"note,omitempty"`
+	Note string `json:"note,omitempty"`
+	// Detail says how the simulated value was obtained.
 	Detail string `json:"detail,omitempty"`
 }
 
@@ -42,6 +47,7 @@ type Options struct {
 
 // Report is the outcome of a reproduction run.
 type Report struct {
+	// Rows has one row per paper id matching the prefix, in paper.yaml order.
 	Rows []Row
 	// Artifacts holds the engine results behind the figures, by group name,
 	// for charts and the HTML report.

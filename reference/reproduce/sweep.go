@@ -12,13 +12,17 @@ import (
 
 // Point is one simulation of a sweep: an experiment and its outcome.
 type Point struct {
-	Model, System         string
+	// Model and System are catalogue ids.
+	Model, System string
+	// Batch, Prompt and Output are B, L_in and L_out.
 	Batch, Prompt, Output int
 	// Result is valid when Err is empty. A configuration that does not fit
 	// its memory system has Fits false and the planner's message in Err.
 	Result sim.Result
-	Fits   bool
-	Err    string
+	// Fits is false when the experiment does not fit its memory system.
+	Fits bool
+	// Err is the reason there is no result.
+	Err string
 }
 
 // spec names one simulation of a sweep.

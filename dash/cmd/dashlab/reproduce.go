@@ -1,11 +1,15 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"sort"
 	"strconv"
+	"strings"
+	"time"
 
+	"github.com/dashlab/dashlab/charts"
 	"github.com/dashlab/dashlab/reference/reproduce"
 )
 
@@ -14,19 +18,31 @@ func init() {
 }
 
 func runReproduce(args []string, _ io.Reader, stdout, stderr io.Writer) error {
-	fs := newFlags("reproduce", "reproduce [--only PREFIX] [--format table|json] [--workers N]", stderr)
+	fs := newFlags("reproduce", "reproduce [--only PREFIX] [--format table|json] [--workers N] [--out DIR]", stderr)
 	only := fs.String("only", "", "reproduce only the ids that start with PREFIX (e.g. fig9, table2.)")
 	format := fs.String("format", "table", "output format: table or json")
 	workers := fs.Int("workers", 0, "simulations run at once (0: one per CPU)")
+	out := fs.String("out", "", "also write the HTML report, DIR/index.html: every figure, the full table and the timings, one offline page")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
 	if err := checkFormat(*format); err != nil {
 		return err
 	}
+	start := time.Now()
 	rep, err := reproduce.Run(reproduce.Options{Only: *only, Workers: *workers})
 	if err != nil && len(rep.Rows) == 0 {
 		return err
+	}
+	if *out != "" {
+		path, rerr := charts.WriteReport(*out, rep, charts.ReportOptions{
+			Command: strings.Join(append([]string{"dashlab reproduce"}, args...), " "),
+			Elapsed: time.Since(start), Err: err,
+		})
+		if rerr != nil {
+			return errors.Join(err, fmt.Errorf("writing the report: %w", rerr))
+		}
+		fmt.Fprintf(stderr, "dashlab reproduce: wrote %s\n", path)
 	}
 	if *format == "json" {
 		if rep.Rows == nil {
