@@ -55,6 +55,24 @@ type BarSpec struct {
 	// "Paper (published)".
 	Paper []Series
 	LogY  bool
+	// YMin and YMax fix the value axis range (0: automatic).
+	YMin, YMax float64
+	// RefLines are horizontal reference lines (a published geomean, a capacity), each
+	// with a legend entry; Bands are shaded ranges (a published range).
+	RefLines []RefLine
+	Bands    []Band
+	// Absent marks bars that have no value for a reason (NaN in Series), e.g. "does not
+	// fit": the reason is written where the bar would stand, so that a missing bar is never
+	// mistaken for a zero or silently dropped.
+	Absent []BarNote
+	// LabelRotate rotates the category labels (degrees); every label is shown.
+	LabelRotate float64
+}
+
+// BarNote is a text written in place of one bar (see BarSpec.Absent).
+type BarNote struct {
+	Series, Category string
+	Text             string
 }
 
 // Point is one (x, y) point.
@@ -76,6 +94,9 @@ type LineSpec struct {
 	// drawn dashed in that series' color; each appears in the legend as "NAME (paper)".
 	Paper      []XYSeries
 	LogX, LogY bool
+	// RefLines are horizontal reference lines, Bands shaded horizontal ranges.
+	RefLines []RefLine
+	Bands    []Band
 }
 
 // ScatterPoint is one labelled point of a scatter chart.
@@ -101,6 +122,8 @@ type ScatterSpec struct {
 	// Band, when > 0, adds dotted lines y = x·(1 ± Band), e.g. 0.1 for ±10 %.
 	Band       float64
 	LogX, LogY bool
+	// RefName names the y = x line; default "y = x (matches paper)".
+	RefName string
 }
 
 // Interval is one bar of a timeline: [Start, End] on one lane.
@@ -130,6 +153,9 @@ type TimelineSpec struct {
 	// Paper holds published instants (e.g. the paper's layer completion time), drawn as
 	// dark dashed vertical lines with their names.
 	Paper []Marker
+	// TimeMin and TimeMax fix the time axis (both 0: automatic), e.g. to draw several
+	// timelines on one scale.
+	TimeMin, TimeMax float64
 }
 
 var idBadChars = regexp.MustCompile(`[^A-Za-z0-9_]`)
@@ -170,6 +196,35 @@ func (styleVisitor) VisitYAxis(axes []opts.YAxis) interface{} {
 			opts.YAxis
 			NameTextStyle map[string]interface{} `json:"nameTextStyle"`
 		}{a, map[string]interface{}{"align": "left", "color": "#444"}}
+	}
+	return out
+}
+
+// VisitXAxis gives category labels an explicit line height: ECharts otherwise draws the
+// lines of a two-line label ("Qwen3\nB=64") almost on top of each other.
+func (styleVisitor) VisitXAxis(axes []opts.XAxis) interface{} {
+	out := make([]interface{}, len(axes))
+	for i, a := range axes {
+		if a.Type != "category" {
+			out[i] = a
+			continue
+		}
+		label := map[string]interface{}{"lineHeight": 15, "color": "#333"}
+		if cats, ok := a.Data.([]string); ok && len(cats) > 12 {
+			label["fontSize"] = 11
+		}
+		if a.AxisLabel != nil {
+			if a.AxisLabel.Interval != "" {
+				label["interval"] = a.AxisLabel.Interval
+			}
+			if a.AxisLabel.Rotate != 0 {
+				label["rotate"] = a.AxisLabel.Rotate
+			}
+		}
+		out[i] = struct {
+			opts.XAxis
+			AxisLabel map[string]interface{} `json:"axisLabel"`
+		}{a, label}
 	}
 	return out
 }
@@ -274,10 +329,40 @@ func GroupedBar(spec BarSpec) (*ec.Bar, error) {
 	}
 	bar := ec.NewBar()
 	bar.SetGlobalOptions(commonGlobal(spec.Common, "item")...)
-	bar.SetGlobalOptions(
-		ec.WithXAxisOpts(opts.XAxis{Type: "category", Name: spec.XName, NameLocation: "middle", NameGap: 30}),
-		ec.WithYAxisOpts(opts.YAxis{Type: axisType(spec.LogY), Name: spec.YName, NameLocation: "end", NameGap: 14}),
-	)
+	xAxis := opts.XAxis{Type: "category", Name: spec.XName, NameLocation: "middle", NameGap: 30,
+		AxisLabel: &opts.AxisLabel{Interval: "0", Rotate: spec.LabelRotate}}
+	lines := 1
+	for _, c := range spec.Categories {
+		lines = max(lines, 1+strings.Count(c, "\n"))
+	}
+	xAxis.NameGap = 20 + 15*lines
+	if spec.LabelRotate != 0 {
+		xAxis.NameGap = 70
+	}
+	yAxis := opts.YAxis{Type: axisType(spec.LogY), Name: spec.YName, NameLocation: "end", NameGap: 14}
+	if spec.YMin != 0 {
+		yAxis.Min = spec.YMin
+	} else if spec.LogY {
+		// Bars on a log axis grow from the axis minimum: put it at the power of ten below
+		// the smallest value, so that no bar hangs down from 1.
+		lo := math.Inf(1)
+		for _, s := range spec.Series {
+			for _, v := range s.Values {
+				if finite(v) && v > 0 {
+					lo = math.Min(lo, v)
+				}
+			}
+		}
+		if finite(lo) {
+			yAxis.Min = math.Pow(10, math.Floor(math.Log10(lo)))
+		}
+	}
+	if spec.YMax != 0 {
+		yAxis.Max = spec.YMax
+	} else if d, m := valueMax(spec.Series, spec.RefLines, spec.Bands); axisMaxFor(d, m, spec.LogY) != nil {
+		yAxis.Max = axisMaxFor(d, m, spec.LogY)
+	}
+	bar.SetGlobalOptions(ec.WithXAxisOpts(xAxis), ec.WithYAxisOpts(yAxis))
 	bar.SetXAxis(spec.Categories)
 	bar.Accept(styleVisitor{})
 	for i, s := range spec.Series {
@@ -331,6 +416,13 @@ func GroupedBar(spec BarSpec) (*ec.Bar, error) {
 			ec.WithSeriesTooltipOpts(opts.SeriesTooltip{Formatter: tip})) // added after the bars: drawn on top
 		bar.Overlap(custom)
 	}
+	if err := addBarNotes(bar, spec, index); err != nil {
+		return nil, err
+	}
+	if err := addRefs(bar, spec.RefLines, spec.Bands, spec.LogY); err != nil {
+		return nil, err
+	}
+	fitLegend(&bar.RectChart, spec.Common)
 	return bar, nil
 }
 
@@ -344,9 +436,19 @@ func Lines(spec LineSpec) (*ec.Line, error) {
 	}
 	line := ec.NewLine()
 	line.SetGlobalOptions(commonGlobal(spec.Common, "axis")...)
+	yAxis := opts.YAxis{Type: axisType(spec.LogY), Name: spec.YName, NameLocation: "end", NameGap: 14}
+	var ys []float64
+	for _, s := range append(append([]XYSeries(nil), spec.Series...), spec.Paper...) {
+		for _, p := range s.Points {
+			ys = append(ys, p.Y)
+		}
+	}
+	if d, m := valueMax([]Series{{Values: ys}}, spec.RefLines, spec.Bands); axisMaxFor(d, m, spec.LogY) != nil {
+		yAxis.Max = axisMaxFor(d, m, spec.LogY)
+	}
 	line.SetGlobalOptions(
 		ec.WithXAxisOpts(opts.XAxis{Type: axisType(spec.LogX), Name: spec.XName, NameLocation: "middle", NameGap: 30}),
-		ec.WithYAxisOpts(opts.YAxis{Type: axisType(spec.LogY), Name: spec.YName, NameLocation: "end", NameGap: 14}),
+		ec.WithYAxisOpts(yAxis),
 	)
 	line.Accept(styleVisitor{})
 	colors := map[string]string{}
@@ -391,6 +493,10 @@ func Lines(spec LineSpec) (*ec.Line, error) {
 			return nil, err
 		}
 	}
+	if err := addRefs(line, spec.RefLines, spec.Bands, spec.LogY); err != nil {
+		return nil, err
+	}
+	fitLegend(&line.RectChart, spec.Common)
 	return line, nil
 }
 
@@ -433,7 +539,11 @@ func Scatter(spec ScatterSpec) (*ec.Scatter, error) {
 				ec.WithItemStyleOpts(opts.ItemStyle{Color: color}))
 			sc.Overlap(l)
 		}
-		ref("y = x (matches paper)", 1, "dashed", PaperColor)
+		refName := spec.RefName
+		if refName == "" {
+			refName = "y = x (matches paper)"
+		}
+		ref(refName, 1, "dashed", PaperColor)
 		if spec.Band > 0 {
 			name := fmt.Sprintf("±%g%%", spec.Band*100)
 			ref(name, 1+spec.Band, "dotted", "#888888")
@@ -442,6 +552,7 @@ func Scatter(spec ScatterSpec) (*ec.Scatter, error) {
 			}
 		}
 	}
+	fitLegend(&sc.RectChart, spec.Common)
 	return sc, nil
 }
 
@@ -522,10 +633,14 @@ func Timeline(spec TimelineSpec) (*ec.Custom, error) {
 			maxEnd, xMax = m.At, niceCeil(m.At)
 		}
 	}
+	var xMin interface{}
+	if spec.TimeMin != 0 || spec.TimeMax != 0 {
+		xMin, xMax = spec.TimeMin, spec.TimeMax
+	}
 	c := ec.NewCustom()
 	c.SetGlobalOptions(commonGlobal(spec.Common, "item")...)
 	c.SetGlobalOptions(
-		ec.WithXAxisOpts(opts.XAxis{Type: "value", Name: spec.TimeName, NameLocation: "middle", NameGap: 30, Max: xMax}),
+		ec.WithXAxisOpts(opts.XAxis{Type: "value", Name: spec.TimeName, NameLocation: "middle", NameGap: 30, Min: xMin, Max: xMax}),
 		ec.WithYAxisOpts(opts.YAxis{Type: "category", Data: lanes, Inverse: opts.Bool(true)}),
 	)
 	c.SetXAxis(nil)
@@ -558,5 +673,6 @@ func Timeline(spec TimelineSpec) (*ec.Custom, error) {
 			}))
 		c.Overlap(l)
 	}
+	fitLegend(&c.RectChart, spec.Common)
 	return c, nil
 }

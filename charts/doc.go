@@ -13,7 +13,30 @@
 //   - Table renders "paper vs simulated" rows as an HTML table.
 //   - GroupedBar, Lines, Scatter and Timeline are the reusable chart builders that the
 //     figure functions call: titles, axis names with units, a light theme, and an overlay
-//     for the paper's published values.
+//     for the paper's published values (ticks, RefLines, Bands); GroupedBar writes a reason
+//     ("does not fit") where a bar is absent. HTMLTable renders plain tables.
+//
+// # Figures
+//
+// One function per figure or table the engine produces, each taking engine results and
+// returning a Figure (charts, tables, the paper-vs-simulated rows of its published
+// numbers, caveats) or a chart:
+//
+//   - Fig1 and Table2 (the model catalogue: reproduce.Artifacts.Models), Inventory (one
+//     model's tensors);
+//   - GPUTiming (held-out predictions from GPUHeldOutChecks, the error studies, the derived
+//     H100 PCIe), PredictionTable, ProfileSummary;
+//   - Fig9a and Fig9b (reproduce.Artifacts.Fig9 or notebook sweeps), with the paper's
+//     normalization, "does not fit" bars and the paired geomeans against the paper's;
+//   - RouteTimeline and RouteFigure (a traced layer, sim.Result.Timeline: the paper's Fig. 6
+//     from the engine);
+//   - Architecture (links, SRAM, page wave, expert-delivery bound), ArrayBandwidth;
+//   - ResultTable, PhaseBreakdown, RouteTable, PlanTable (simulations and placement plans);
+//   - PaperTable (every reproduce.Row, verdicts as the engine gave them).
+//
+// BuildReport and WriteReport assemble the HTML report of a reproduction (all of the
+// above that its artifacts allow, route timelines of DefaultTraces, the full table, the
+// timings): `dashlab reproduce --out DIR` writes DIR/index.html.
 //
 // Nothing here panics on bad input: go-echarts' render functions panic on template
 // errors and silently emit an empty option when JSON encoding fails (NaN in the data, for

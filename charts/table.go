@@ -47,7 +47,7 @@ func (r Row) Status() Status {
 	switch {
 	case math.IsNaN(d):
 		return NotSimulated
-	case math.Abs(d) <= r.Tolerance:
+	case math.Abs(d) <= r.Tolerance+1e-12: // as reference.PaperEntry.Passes: rounding is not a miss
 		return Pass
 	default:
 		return Fail
@@ -75,14 +75,14 @@ const (
 	tableStyle = `border-collapse:collapse;margin:8px 0;font-family:-apple-system,'Segoe UI',Helvetica,Arial,sans-serif;font-size:13px;color:#202124;background:#ffffff`
 	thStyle    = `border:1px solid #dadce0;padding:4px 10px;background:#f1f3f4;color:#202124;text-align:left`
 	tdStyle    = `border:1px solid #dadce0;padding:4px 10px;color:#202124;background:#ffffff;text-align:left`
-	numStyle   = tdStyle + `;text-align:right;font-variant-numeric:tabular-nums`
+	numStyle   = tdStyle + `;text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap`
 	capStyle   = `caption-side:top;text-align:left;padding:4px 0;color:#202124;font-weight:600`
 )
 
 var statusStyle = map[Status]string{
 	Pass:         `border:1px solid #dadce0;padding:4px 10px;background:#e6f4ea;color:#137333;font-weight:600`,
 	Fail:         `border:1px solid #dadce0;padding:4px 10px;background:#fce8e6;color:#a50e0e;font-weight:700`,
-	NotSimulated: `border:1px solid #dadce0;padding:4px 10px;background:#f1f3f4;color:#5f6368;font-style:italic`,
+	NotSimulated: `border:1px solid #dadce0;padding:4px 10px;background:#f1f3f4;color:#5f6368;font-style:italic;white-space:nowrap`,
 }
 
 func fmtNum(v float64, unit string) string {

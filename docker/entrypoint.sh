@@ -26,6 +26,10 @@ if [ -z "${JUPYTER_TOKEN:-}" ]; then
   echo "entrypoint: JUPYTER_TOKEN is not set: Jupyter makes a random token; see the URL below."
 fi
 
+# A live front-end: notebooks may show GoNB widgets (notebook 99's slider). Headless runs
+# (docker/run-notebooks.sh) unset it, since widgets wait for a browser that is not there.
+export DASHLAB_INTERACTIVE=${DASHLAB_INTERACTIVE:-1}
+
 # /usr/bin/jupyter: Debian's; another python3 without Jupyter may stand first on PATH.
 exec /usr/bin/jupyter notebook \
   --ip="${JUPYTER_IP:-0.0.0.0}" --port="${JUPYTER_PORT:-8888}" --no-browser --allow-root \

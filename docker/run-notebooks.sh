@@ -26,6 +26,7 @@ JUPYTER=/usr/bin/jupyter # another python3 (without Jupyter) may stand first on 
 
 export PATH=$GOBIN_DIR:/usr/local/go/bin:$PATH
 export PYDEVD_DISABLE_FILE_VALIDATION=1 # silences a debugger warning of Debian's ipykernel
+unset DASHLAB_INTERACTIVE                # no front-end here: notebooks skip their widgets
 for tool in "$JUPYTER" gonb go goimports; do
   command -v "$tool" >/dev/null || { echo "run-notebooks: $tool not found: run docker/setup.sh" >&2; exit 1; }
 done

@@ -1,0 +1,53 @@
+package charts
+
+import (
+	"fmt"
+	"html/template"
+	"regexp"
+	"strings"
+)
+
+var numericCell = regexp.MustCompile(`^[-+−±~]?[0-9][0-9,.]*(e[-+]?[0-9]+)?(\s*(%|×|x|[A-Za-zµ/]+(/[A-Za-z]+)?))?$`)
+
+// HTMLTable renders a plain table of text cells with the package's light inline style:
+// numbers are right-aligned, and a cell whose text is a Status ("pass", "FAIL", "not
+// simulated yet") gets that status' color. The caption is optional. Rows shorter than
+// the header are padded.
+func HTMLTable(caption string, header []string, rows [][]string) template.HTML {
+	esc := template.HTMLEscapeString
+	var b strings.Builder
+	fmt.Fprintf(&b, `<table class="dashlab-table" style="%s">`, tableStyle)
+	if caption != "" {
+		fmt.Fprintf(&b, `<caption style="%s">%s</caption>`, capStyle, esc(caption))
+	}
+	if len(header) > 0 {
+		b.WriteString(`<thead><tr>`)
+		for _, h := range header {
+			fmt.Fprintf(&b, `<th style="%s">%s</th>`, thStyle, esc(h))
+		}
+		b.WriteString(`</tr></thead>`)
+	}
+	b.WriteString(`<tbody>`)
+	for _, r := range rows {
+		b.WriteString(`<tr>`)
+		for i := 0; i < max(len(r), len(header)); i++ {
+			cell := ""
+			if i < len(r) {
+				cell = r[i]
+			}
+			style := tdStyle
+			if st, ok := statusStyle[Status(cell)]; ok {
+				style = st
+			} else if numericCell.MatchString(strings.TrimSpace(cell)) {
+				style = numStyle
+			}
+			fmt.Fprintf(&b, `<td style="%s">%s</td>`, style, esc(cell))
+		}
+		b.WriteString(`</tr>`)
+	}
+	b.WriteString(`</tbody></table>`)
+	return template.HTML(b.String())
+}
+
+// fmtG formats a number with up to 4 significant digits.
+func fmtG(v float64) string { return fmt.Sprintf("%.4g", v) }

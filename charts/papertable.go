@@ -1,0 +1,148 @@
+package charts
+
+import (
+	"fmt"
+	"html/template"
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/dashlab/dashlab/reference/reproduce"
+)
+
+// RowStatus is the verdict of a reproduce.Row, as the engine gave it.
+func RowStatus(r reproduce.Row) Status {
+	switch {
+	case r.Simulated == nil || r.Pass == nil:
+		return NotSimulated
+	case *r.Pass:
+		return Pass
+	default:
+		return Fail
+	}
+}
+
+func fmtPaper(v float64) string {
+	if math.IsNaN(v) {
+		return "—"
+	}
+	return strconv.FormatFloat(v, 'g', 6, 64)
+}
+
+// PaperTable renders the full "paper vs simulated" table of a reproduction
+// (reproduce.Report.Rows): every number the paper publishes, in reference/paper.yaml's
+// order, with the simulated value, the deviation (simulated - paper, in the unit), the
+// tolerance and the engine's verdict: pass (green), FAIL (red) or not simulated yet
+// (grey; those ids are listed, never dropped). The last column says how the value was
+// obtained (and the paper entry's note). The caption gives the counts. The verdicts are
+// the engine's own (reproduce.Row.Pass), so the table agrees with `dashlab reproduce`.
+func PaperTable(caption string, rows []reproduce.Row) template.HTML {
+	esc := template.HTMLEscapeString
+	pass, fail, pending := 0, 0, 0
+	for _, r := range rows {
+		switch RowStatus(r) {
+		case Pass:
+			pass++
+		case Fail:
+			fail++
+		default:
+			pending++
+		}
+	}
+	var b strings.Builder
+	b.WriteString(`<div style="overflow-x:auto;max-width:100%">`)
+	fmt.Fprintf(&b, `<table class="dashlab-table dashlab-paper-table" style="%s">`, tableStyle)
+	summary := fmt.Sprintf("%d ids: %d pass, %d fail, %d not simulated yet", len(rows), pass, fail, pending)
+	if caption != "" {
+		summary = caption + " — " + summary
+	}
+	fmt.Fprintf(&b, `<caption style="%s">%s</caption>`, capStyle, esc(summary))
+	b.WriteString(`<thead><tr>`)
+	for _, h := range []string{"id", "§", "paper", "simulated", "deviation", "tolerance", "verdict", "how"} {
+		fmt.Fprintf(&b, `<th style="%s">%s</th>`, thStyle, h)
+	}
+	b.WriteString(`</tr></thead><tbody>`)
+	small := tdStyle + `;font-size:12px;color:#5f6368;min-width:200px`
+	idStyle := tdStyle + `;font-size:12px`
+	for _, r := range rows {
+		st := RowStatus(r)
+		unit := ""
+		if r.Unit != "" {
+			unit = " " + r.Unit
+		}
+		sim, dev := "not simulated yet", "—"
+		if r.Simulated != nil {
+			sim = strconv.FormatFloat(*r.Simulated, 'g', 5, 64) + unit
+		}
+		if r.Deviation != nil {
+			d := *r.Deviation
+			if math.Abs(d) < 1e-9*math.Max(1, math.Abs(r.Paper)) {
+				d = 0 // floating-point noise
+			}
+			dev = signedG(d) + unit
+			if r.Paper != 0 {
+				dev += fmt.Sprintf(" (%+.1f%%)", 100*d/math.Abs(r.Paper))
+			}
+		}
+		how := r.Detail
+		if r.Note != "" {
+			if how != "" {
+				how += ". "
+			}
+			how += "Paper: " + r.Note
+		}
+		fmt.Fprintf(&b, `<tr data-status="%s">`, esc(string(st)))
+		fmt.Fprintf(&b, `<td style="%s"><code>%s</code></td>`, idStyle, strings.ReplaceAll(esc(r.ID), ".", ".<wbr>"))
+		fmt.Fprintf(&b, `<td style="%s;white-space:nowrap">%s</td>`, tdStyle, esc(r.Section))
+		fmt.Fprintf(&b, `<td style="%s">%s</td>`, numStyle, esc(fmtPaper(r.Paper)+unit))
+		fmt.Fprintf(&b, `<td style="%s">%s</td>`, numStyle, esc(sim))
+		fmt.Fprintf(&b, `<td style="%s">%s</td>`, numStyle, esc(dev))
+		fmt.Fprintf(&b, `<td style="%s">%s</td>`, numStyle, esc("±"+fmtPaper(r.Tolerance)+unit))
+		fmt.Fprintf(&b, `<td style="%s;white-space:nowrap">%s</td>`, statusStyle[st], esc(string(st)))
+		fmt.Fprintf(&b, `<td style="%s">%s</td>`, small, esc(how))
+		b.WriteString(`</tr>`)
+	}
+	b.WriteString(`</tbody></table></div>`)
+	return template.HTML(b.String())
+}
+
+func signedG(x float64) string {
+	s := strconv.FormatFloat(x, 'g', 4, 64)
+	if x >= 0 {
+		s = "+" + s
+	}
+	return s
+}
+
+// PaperRows converts reproduce rows to Rows (the form Table and Figure.Rows take), with
+// the tolerance made relative; the verdicts agree with the engine's (both allow 1e-12
+// for rounding).
+func PaperRows(rows []reproduce.Row) []Row {
+	out := make([]Row, len(rows))
+	for i, r := range rows {
+		sim := math.NaN()
+		if r.Simulated != nil {
+			sim = *r.Simulated
+		}
+		tol := r.Tolerance
+		if r.Paper != 0 {
+			tol /= math.Abs(r.Paper)
+		}
+		out[i] = Row{ID: r.ID, Metric: r.Section, Unit: r.Unit, Paper: r.Paper, Simulated: sim, Tolerance: tol}
+	}
+	return out
+}
+
+// RowsWithPrefix keeps the rows whose id starts with one of the prefixes.
+func RowsWithPrefix(rows []reproduce.Row, prefixes ...string) []reproduce.Row {
+	var out []reproduce.Row
+	for _, r := range rows {
+		for _, p := range prefixes {
+			if strings.HasPrefix(r.ID, p) {
+				out = append(out, r)
+				break
+			}
+		}
+	}
+	return out
+}

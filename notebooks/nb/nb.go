@@ -1,0 +1,185 @@
+// Package nb holds the little glue the dashlab notebooks share beyond the charts
+// package: parallel sweeps of catalogue experiments with the notebooks' knobs applied,
+// and traced runs.
+// It imports only the engine and reference packages (not GoNB), so the module does not
+// depend on the kernel.
+package nb
+
+import (
+	"errors"
+	"runtime"
+	"strings"
+	"sync"
+
+	"github.com/dashlab/dashlab/charts"
+	"github.com/dashlab/dashlab/dash"
+	"github.com/dashlab/dashlab/dash/sim"
+	"github.com/dashlab/dashlab/dash/unit"
+	"github.com/dashlab/dashlab/reference"
+	"github.com/dashlab/dashlab/reference/reproduce"
+)
+
+// Case is one simulation of a sweep: a catalogue model on a named system with a
+// workload; Modify, when set, changes the experiment (a knob: t_R, page size, link rate,
+// execution switches) before it is built.
+type Case struct {
+	Model, System         string
+	Batch, Prompt, Output int
+	Modify                func(dash.ExperimentBuilder) dash.ExperimentBuilder
+}
+
+// Grid returns the cases of every model x system x batch at one prompt/output length.
+func Grid(models, systems []string, batches []int, prompt, output int, modify func(dash.ExperimentBuilder) dash.ExperimentBuilder) []Case {
+	var out []Case
+	for _, m := range models {
+		for _, b := range batches {
+			for _, s := range systems {
+				out = append(out, Case{Model: m, System: s, Batch: b, Prompt: prompt, Output: output, Modify: modify})
+			}
+		}
+	}
+	return out
+}
+
+// Workload is one prompt/output length pair.
+type Workload struct{ Prompt, Output int }
+
+// LengthGrid returns the B = batch cases of every model x workload x system, leaving out
+// workloads beyond a model's context window (as the paper does).
+func LengthGrid(models, systems []string, batch int, workloads []Workload, modify func(dash.ExperimentBuilder) dash.ExperimentBuilder) []Case {
+	var out []Case
+	for _, m := range models {
+		spec, err := reference.Model(m)
+		for _, w := range workloads {
+			if err == nil && spec.MaxContext > 0 && w.Prompt+w.Output > spec.MaxContext {
+				continue
+			}
+			for _, s := range systems {
+				out = append(out, Case{Model: m, System: s, Batch: batch, Prompt: w.Prompt, Output: w.Output, Modify: modify})
+			}
+		}
+	}
+	return out
+}
+
+// Sweep runs the cases on one goroutine per CPU and returns their points in order,
+// in the form the reproduce package gives its own sweeps (so that the charts package's
+// Fig9a and Fig9b draw them). A case that does not fit its memory system has Fits false
+// and the planner's message in Err; Err returns the errors of cases that fit but failed.
+func Sweep(cases []Case) []reproduce.Point {
+	out := make([]reproduce.Point, len(cases))
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for range max(1, runtime.GOMAXPROCS(0)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				out[i] = run(cases[i])
+			}
+		}()
+	}
+	for i := range cases {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	return out
+}
+
+func run(c Case) reproduce.Point {
+	p := reproduce.Point{Model: c.Model, System: c.System, Batch: c.Batch, Prompt: c.Prompt, Output: c.Output}
+	exp, err := Build(c)
+	if err != nil {
+		p.Err = err.Error()
+		p.Fits = !strings.Contains(p.Err, "does not fit")
+		return p
+	}
+	p.Fits = true
+	r, err := sim.Run(exp)
+	if err != nil {
+		p.Err = err.Error()
+		return p
+	}
+	p.Result = r
+	return p
+}
+
+// Err joins the errors of points that fit their memory system but failed.
+func Err(points []reproduce.Point) error {
+	var errs []error
+	for _, p := range points {
+		if p.Fits && p.Err != "" {
+			errs = append(errs, errors.New(p.Model+"/"+p.System+": "+p.Err))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// Find returns the point of a model, system, batch and lengths with a result.
+func Find(points []reproduce.Point, model, system string, batch, prompt, output int) (reproduce.Point, bool) {
+	for _, p := range points {
+		if p.Model == model && p.System == system && p.Batch == batch && p.Prompt == prompt && p.Output == output {
+			return p, p.Err == ""
+		}
+	}
+	return reproduce.Point{}, false
+}
+
+// Build builds the experiment of a case (its knobs applied).
+func Build(c Case) (dash.Experiment, error) {
+	b := reference.Experiment(c.Model, c.System).Batch(c.Batch).Prompt(c.Prompt).Output(c.Output)
+	if c.Modify != nil {
+		b = c.Modify(b)
+	}
+	return b.Build()
+}
+
+// Trace runs a case with one traced layer (pass 0 is the prefill, pass i the i-th decode
+// step) and names the result after its system (charts.SystemName) for the charts.
+func Trace(c Case, pass, layer int) (charts.NamedResult, error) {
+	exp, err := Build(c)
+	if err != nil {
+		return charts.NamedResult{}, err
+	}
+	r, err := sim.RunWith(exp, sim.Options{Trace: &sim.TraceSpec{Pass: pass, Layer: layer}})
+	if err != nil {
+		return charts.NamedResult{}, err
+	}
+	return charts.NamedResult{Name: charts.SystemName(c.System), Result: r}, nil
+}
+
+// Knobs are the memory-system parameters the notebooks expose; a zero field keeps the
+// paper's value. Apply returns them as a Case.Modify function.
+type Knobs struct {
+	TRead, TProg  unit.Duration
+	PageSize      unit.Bytes
+	LinkBandwidth unit.BytesPerSecond
+	// Execution replaces the execution switches when non-nil.
+	Execution *dash.ExecutionSpec
+}
+
+// Apply returns the builder change the knobs make (nil when they change nothing).
+func (k Knobs) Apply() func(dash.ExperimentBuilder) dash.ExperimentBuilder {
+	if k == (Knobs{}) {
+		return nil
+	}
+	return func(b dash.ExperimentBuilder) dash.ExperimentBuilder {
+		if k.TRead > 0 {
+			b = b.TRead(k.TRead)
+		}
+		if k.TProg > 0 {
+			b = b.TProg(k.TProg)
+		}
+		if k.PageSize > 0 {
+			b = b.PageSize(k.PageSize)
+		}
+		if k.LinkBandwidth > 0 {
+			b = b.LinkBandwidth(k.LinkBandwidth)
+		}
+		if k.Execution != nil {
+			b = b.Execution(*k.Execution)
+		}
+		return b
+	}
+}
