@@ -6,11 +6,6 @@
 package nb
 
 import (
-	"errors"
-	"runtime"
-	"strings"
-	"sync"
-
 	"github.com/dashlab/dashlab/charts"
 	"github.com/dashlab/dashlab/dash"
 	"github.com/dashlab/dashlab/dash/sim"
@@ -19,14 +14,10 @@ import (
 	"github.com/dashlab/dashlab/reference/reproduce"
 )
 
-// Case is one simulation of a sweep: a catalogue model on a named system with a
-// workload; Modify, when set, changes the experiment (a knob: t_R, page size, link rate,
-// execution switches) before it is built.
-type Case struct {
-	Model, System         string
-	Batch, Prompt, Output int
-	Modify                func(dash.ExperimentBuilder) dash.ExperimentBuilder
-}
+// Case is one simulation of a sweep (see reproduce.Case): a catalogue model on a named
+// system with a workload; Modify, when set, changes the experiment (a knob: t_R, page
+// size, link rate, execution switches) before it is built.
+type Case = reproduce.Case
 
 // Grid returns the cases of every model x system x batch at one prompt/output length.
 func Grid(models, systems []string, batches []int, prompt, output int, modify func(dash.ExperimentBuilder) dash.ExperimentBuilder) []Case {
@@ -66,74 +57,18 @@ func LengthGrid(models, systems []string, batch int, workloads []Workload, modif
 // in the form the reproduce package gives its own sweeps (so that the charts package's
 // Fig9a and Fig9b draw them). A case that does not fit its memory system has Fits false
 // and the planner's message in Err; Err returns the errors of cases that fit but failed.
-func Sweep(cases []Case) []reproduce.Point {
-	out := make([]reproduce.Point, len(cases))
-	next := make(chan int)
-	var wg sync.WaitGroup
-	for range max(1, runtime.GOMAXPROCS(0)) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range next {
-				out[i] = run(cases[i])
-			}
-		}()
-	}
-	for i := range cases {
-		next <- i
-	}
-	close(next)
-	wg.Wait()
-	return out
-}
-
-func run(c Case) reproduce.Point {
-	p := reproduce.Point{Model: c.Model, System: c.System, Batch: c.Batch, Prompt: c.Prompt, Output: c.Output}
-	exp, err := Build(c)
-	if err != nil {
-		p.Err = err.Error()
-		p.Fits = !strings.Contains(p.Err, "does not fit")
-		return p
-	}
-	p.Fits = true
-	r, err := sim.Run(exp)
-	if err != nil {
-		p.Err = err.Error()
-		return p
-	}
-	p.Result = r
-	return p
-}
+func Sweep(cases []Case) []reproduce.Point { return reproduce.Sweep(cases, 0) }
 
 // Err joins the errors of points that fit their memory system but failed.
-func Err(points []reproduce.Point) error {
-	var errs []error
-	for _, p := range points {
-		if p.Fits && p.Err != "" {
-			errs = append(errs, errors.New(p.Model+"/"+p.System+": "+p.Err))
-		}
-	}
-	return errors.Join(errs...)
-}
+func Err(points []reproduce.Point) error { return reproduce.SweepErr(points) }
 
 // Find returns the point of a model, system, batch and lengths with a result.
 func Find(points []reproduce.Point, model, system string, batch, prompt, output int) (reproduce.Point, bool) {
-	for _, p := range points {
-		if p.Model == model && p.System == system && p.Batch == batch && p.Prompt == prompt && p.Output == output {
-			return p, p.Err == ""
-		}
-	}
-	return reproduce.Point{}, false
+	return reproduce.Find(points, model, system, batch, prompt, output)
 }
 
 // Build builds the experiment of a case (its knobs applied).
-func Build(c Case) (dash.Experiment, error) {
-	b := reference.Experiment(c.Model, c.System).Batch(c.Batch).Prompt(c.Prompt).Output(c.Output)
-	if c.Modify != nil {
-		b = c.Modify(b)
-	}
-	return b.Build()
-}
+func Build(c Case) (dash.Experiment, error) { return reproduce.Build(c) }
 
 // Trace runs a case with one traced layer (pass 0 is the prefill, pass i the i-th decode
 // step) and names the result after its system (charts.SystemName) for the charts.

@@ -47,23 +47,23 @@ func init() {
 }
 
 func runFig9a(opts Options, art *Artifacts) (Values, error) {
-	var specs []spec
+	var specs []Case
 	for _, m := range reference.Fig9ModelIDs {
 		for _, b := range Fig9aBatches {
 			for _, s := range Fig9Systems {
-				specs = append(specs, spec{model: m, system: s, batch: b, prompt: 1024, output: 128})
+				specs = append(specs, Case{Model: m, System: s, Batch: b, Prompt: 1024, Output: 128})
 			}
 		}
 	}
 	points := runSweep(specs, opts.Workers)
 	art.Fig9.A = points
 	var v Values
-	if err := sweepErr(points); err != nil {
+	if err := SweepErr(points); err != nil {
 		return v, err
 	}
-	var b4 []spec
+	var b4 []Case
 	for _, sp := range specs {
-		if sp.batch == 4 {
+		if sp.Batch == 4 {
 			b4 = append(b4, sp)
 		}
 	}
@@ -86,8 +86,8 @@ func runFig9a(opts Options, art *Artifacts) (Values, error) {
 	return v, nil
 }
 
-func fig9bSpecs() []spec {
-	var specs []spec
+func fig9bSpecs() []Case {
+	var specs []Case
 	for _, m := range reference.Fig9ModelIDs {
 		model := reference.MustModel(m)
 		for _, w := range Fig9bWorkloads {
@@ -95,7 +95,7 @@ func fig9bSpecs() []spec {
 				continue // the paper includes only workloads within the context window
 			}
 			for _, s := range Fig9Systems {
-				specs = append(specs, spec{model: m, system: s, batch: 1, prompt: w.Prompt, output: w.Output})
+				specs = append(specs, Case{Model: m, System: s, Batch: 1, Prompt: w.Prompt, Output: w.Output})
 			}
 		}
 	}
@@ -107,7 +107,7 @@ func runFig9b(opts Options, art *Artifacts) (Values, error) {
 	points := runSweep(specs, opts.Workers)
 	art.Fig9.B = points
 	var v Values
-	if err := sweepErr(points); err != nil {
+	if err := SweepErr(points); err != nil {
 		return v, err
 	}
 	for _, base := range []string{"relay-only", "direct-only"} {
@@ -133,15 +133,15 @@ func runFig9b(opts Options, art *Artifacts) (Values, error) {
 
 // paired returns, for every DASH point of specs, the ratios DASH / base of
 // decode throughput and of E2E latency on the same work.
-func paired(points []Point, specs []spec, base string) (tput, e2e []float64, err error) {
+func paired(points []Point, specs []Case, base string) (tput, e2e []float64, err error) {
 	for _, sp := range specs {
-		if sp.system != "dash" {
+		if sp.System != "dash" {
 			continue
 		}
-		d, okD := lookup(points, sp.model, "dash", sp.batch, sp.prompt, sp.output)
-		x, okX := lookup(points, sp.model, base, sp.batch, sp.prompt, sp.output)
+		d, okD := Find(points, sp.Model, "dash", sp.Batch, sp.Prompt, sp.Output)
+		x, okX := Find(points, sp.Model, base, sp.Batch, sp.Prompt, sp.Output)
 		if !okD || !okX {
-			return nil, nil, fmt.Errorf("missing dash or %s for %s B=%d %d/%d", base, sp.model, sp.batch, sp.prompt, sp.output)
+			return nil, nil, fmt.Errorf("missing dash or %s for %s B=%d %d/%d", base, sp.Model, sp.Batch, sp.Prompt, sp.Output)
 		}
 		tput = append(tput, d.Result.DecodeThroughput/x.Result.DecodeThroughput)
 		e2e = append(e2e, d.Result.E2E.Seconds()/x.Result.E2E.Seconds())

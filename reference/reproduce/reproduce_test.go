@@ -87,7 +87,7 @@ func TestPairedAndGeomean(t *testing.T) {
 		return Point{Model: "m", System: sys, Batch: 1, Prompt: 8, Output: 2, Fits: true, Result: e2e}
 	}
 	points := []Point{mk("dash", 300, sim.Result{E2E: 1e9}), mk("relay-only", 100, sim.Result{E2E: 2e9})}
-	tput, e2e, err := paired(points, []spec{{model: "m", system: "dash", batch: 1, prompt: 8, output: 2}}, "relay-only")
+	tput, e2e, err := paired(points, []Case{{Model: "m", System: "dash", Batch: 1, Prompt: 8, Output: 2}}, "relay-only")
 	if err != nil || tput[0] != 3 || e2e[0] != 0.5 {
 		t.Errorf("paired = %v %v %v", tput, e2e, err)
 	}

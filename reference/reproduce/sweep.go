@@ -2,6 +2,7 @@ package reproduce
 
 import (
 	"errors"
+	"runtime"
 	"strings"
 	"sync"
 
@@ -25,16 +26,31 @@ type Point struct {
 	Err string
 }
 
-// spec names one simulation of a sweep.
-type spec struct {
-	model, system         string
-	batch, prompt, output int
-	modify                func(dash.ExperimentBuilder) dash.ExperimentBuilder
+// Case names one simulation of a sweep: a catalogue model on a named
+// system at a fixed-batch workload, with an optional change to the builder
+// (a different t_R, execution switches, ...).
+type Case struct {
+	// Model and System are catalogue ids.
+	Model, System string
+	// Batch, Prompt and Output are B, L_in and L_out.
+	Batch, Prompt, Output int
+	// Modify, when set, changes the experiment before it is built.
+	Modify func(dash.ExperimentBuilder) dash.ExperimentBuilder
+}
+
+// Sweep runs the cases on workers goroutines (0: GOMAXPROCS), one
+// simulation each, and returns the points in the order of the cases. A case
+// that does not fit its system, or fails, has its reason in Point.Err.
+func Sweep(cases []Case, workers int) []Point {
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	return runSweep(cases, workers)
 }
 
 // runSweep runs the specs on workers goroutines, one simulation each, and
 // returns the points in the order of the specs.
-func runSweep(specs []spec, workers int) []Point {
+func runSweep(specs []Case, workers int) []Point {
 	out := make([]Point, len(specs))
 	next := make(chan int)
 	var wg sync.WaitGroup
@@ -55,13 +71,19 @@ func runSweep(specs []spec, workers int) []Point {
 	return out
 }
 
-func runPoint(s spec) Point {
-	p := Point{Model: s.model, System: s.system, Batch: s.batch, Prompt: s.prompt, Output: s.output}
-	b := reference.Experiment(s.model, s.system).Batch(s.batch).Prompt(s.prompt).Output(s.output)
-	if s.modify != nil {
-		b = s.modify(b)
+// Build builds the experiment of a case: the catalogue model on the named
+// system with the paper's GPU, the case's workload and its Modify applied.
+func Build(c Case) (dash.Experiment, error) {
+	b := reference.Experiment(c.Model, c.System).Batch(c.Batch).Prompt(c.Prompt).Output(c.Output)
+	if c.Modify != nil {
+		b = c.Modify(b)
 	}
-	exp, err := b.Build()
+	return b.Build()
+}
+
+func runPoint(s Case) Point {
+	p := Point{Model: s.Model, System: s.System, Batch: s.Batch, Prompt: s.Prompt, Output: s.Output}
+	exp, err := Build(s)
 	if err != nil {
 		p.Err = err.Error()
 		if !strings.Contains(p.Err, "does not fit") {
@@ -79,8 +101,9 @@ func runPoint(s spec) Point {
 	return p
 }
 
-// sweepErr collects the errors of points that fit but failed.
-func sweepErr(points []Point) error {
+// SweepErr joins the errors of the points that fit their memory system but
+// failed (points that do not fit are reported by Fits, not as errors).
+func SweepErr(points []Point) error {
 	var errs []error
 	for _, p := range points {
 		if p.Fits && p.Err != "" {
@@ -90,8 +113,9 @@ func sweepErr(points []Point) error {
 	return errors.Join(errs...)
 }
 
-// lookup finds the point of a model, system, batch and lengths.
-func lookup(points []Point, model, system string, batch, prompt, output int) (Point, bool) {
+// Find returns the point of a model, system, batch and lengths, and whether
+// it has a result.
+func Find(points []Point, model, system string, batch, prompt, output int) (Point, bool) {
 	for _, p := range points {
 		if p.Model == model && p.System == system && p.Batch == batch && p.Prompt == prompt && p.Output == output {
 			return p, p.Err == ""
