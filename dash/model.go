@@ -203,6 +203,15 @@ func (m ModelSpec) AttentionSpan(i, ctx int) int {
 	return ctx - ((ctx-1)/c)*c
 }
 
+// OutputProjectionWidth is the input width of the attention output
+// projection: heads x head_dim (MLA: heads x v_head_dim).
+func (m ModelSpec) OutputProjectionWidth() int {
+	if m.Attention.Kind == "mla" && m.Attention.MLA != nil {
+		return m.Attention.Heads * m.Attention.MLA.VHeadDim
+	}
+	return m.Attention.Heads * m.Attention.HeadDim
+}
+
 // LookaheadEligible reports whether exact early expert selection (the
 // paper's section V-C) applies: the router must be scale-invariant and free
 // of an expert-specific additive bias.

@@ -46,6 +46,11 @@ type Plan struct {
 	ReplicatedBytes unit.Bytes
 	// HBFOnlyBytes is the size of the weights that live in HBF only.
 	HBFOnlyBytes unit.Bytes
+	// DerivedBytes is the size of weights derived at load time that the
+	// checkpoint does not hold: with lookahead expert selection (§V-C), the
+	// attention-routing matrix W_out diag(gamma) W_r of every MoE layer,
+	// placed like the router.
+	DerivedBytes unit.Bytes
 	// KV is the KV-cache placement.
 	KV KVPlan
 	// Notes explains choices the planner made (partial replication).
@@ -112,6 +117,11 @@ func planPlacement(e *experiment) (Plan, error) {
 			classBytes[t.Class] += t.Bytes()
 		}
 	}
+	if e.execution.Lookahead && m.LookaheadEligible() {
+		p.DerivedBytes = unit.Bytes(f.MoELayers) * LookaheadRouterBytes(m)
+		classBytes[ClassRouter] += p.DerivedBytes
+	}
+	weights := f.Bytes + p.DerivedBytes
 
 	p.KV.BytesPerToken = f.KVBytesPerTokenPerLayer * unit.Bytes(m.NumLayers)
 	p.KV.Prefill = unit.Bytes(w.Batch) * unit.Bytes(w.Prompt) * p.KV.BytesPerToken
@@ -144,20 +154,20 @@ func planPlacement(e *experiment) (Plan, error) {
 		p.ReplicatedBytes += size
 		p.Replicated = append(p.Replicated, group...)
 	}
-	p.HBFOnlyBytes = f.Bytes - p.ReplicatedBytes // includes experts, embedding, MTP
+	p.HBFOnlyBytes = weights - p.ReplicatedBytes // includes experts, embedding, MTP
 
 	p.KV.HBMBudget = room - p.ReplicatedBytes
 	p.KV.DecodeInHBM = min(p.KV.Decode, p.KV.HBMBudget)
 	p.KV.Spill = p.KV.Decode - p.KV.DecodeInHBM
 
-	hbfNeed := f.Bytes + p.KV.Prefill + p.KV.Spill
+	hbfNeed := weights + p.KV.Prefill + p.KV.Spill
 	if hbfCap := s.HBFCapacity(); hbfNeed > hbfCap {
 		return Plan{}, fmt.Errorf("model %s does not fit system %s: HBF needs %v (weights %v + KV %v), %v available (%d x %v)",
-			m.ID, s.ID, hbfNeed, f.Bytes, p.KV.Prefill+p.KV.Spill, hbfCap, n, s.HBF.Capacity)
+			m.ID, s.ID, hbfNeed, weights, p.KV.Prefill+p.KV.Spill, hbfCap, n, s.HBF.Capacity)
 	}
 	per := func(b unit.Bytes) unit.Bytes { return (b + unit.Bytes(n) - 1) / unit.Bytes(n) }
 	p.HBM = StackUse{Capacity: s.HBM.Capacity, Weights: per(p.ReplicatedBytes), KV: per(p.KV.DecodeInHBM), Workspace: per(workspace)}
-	p.HBF = StackUse{Capacity: s.HBF.Capacity, Weights: per(f.Bytes), KV: per(p.KV.Prefill + p.KV.Spill)}
+	p.HBF = StackUse{Capacity: s.HBF.Capacity, Weights: per(weights), KV: per(p.KV.Prefill + p.KV.Spill)}
 	return p, nil
 }
 
@@ -178,4 +188,12 @@ func (inv Inventory) clone() Inventory {
 		c.Tensors[i].Shape = slices.Clone(inv.Tensors[i].Shape)
 	}
 	return c
+}
+
+// LookaheadRouterBytes is the size of one MoE layer's attention-routing
+// matrix W_out diag(gamma) W_r (§V-C): the output projection's input width
+// by the number of routed experts, in BF16. Lookahead selection stores it
+// in addition to the checkpoint.
+func LookaheadRouterBytes(m ModelSpec) unit.Bytes {
+	return unit.Bytes(m.OutputProjectionWidth()) * unit.Bytes(m.FFN.RoutedExperts) * BF16.Size()
 }

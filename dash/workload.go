@@ -81,8 +81,14 @@ func (w WorkloadSpec) Validate() error {
 // The zero value is the paper's default execution for the fixed-batch study:
 // every mode the topology supports, conventional (late) expert selection.
 type ExecutionSpec struct {
-	// Lookahead enables early expert determination (§V-C) for routers that
-	// allow it; false is conventional selection after routing completes.
+	// Lookahead enables early expert determination (§V-C): the routing
+	// logits are split into a term of the layer input (computed before
+	// attention) and a term of the attention output through the derived
+	// matrix W_out diag(gamma) W_r (computed as soon as attention ends), so
+	// the selected experts are known, and their HBF reads start, before the
+	// output projection. It applies to routers without an expert-specific
+	// additive bias (ModelSpec.LookaheadEligible); others keep conventional
+	// selection, as in the paper. False is conventional selection.
 	Lookahead bool `yaml:"lookahead,omitempty"`
 	// NoDualPath forces each expert onto a single route even when both
 	// Direct and Relay exist (an ablation of the dual-path HBF read).

@@ -8,6 +8,26 @@ import (
 // can carry it, so that all parts finish together when uncontended.
 type shares struct{ hbm, direct, relay float64 }
 
+// weightSplit divides an operator's weights between HBM, Direct and Relay
+// (totals over the stacks, which each hold an even part).
+func (c *config) weightSplit(spec *opSpec) (hbm, direct, relay unit.Bytes) {
+	if spec.weights == 0 {
+		return 0, 0, 0
+	}
+	s := c.readShares(spec.replicated, true)
+	if spec.replicated && !c.parallel {
+		s.direct, s.relay = 0, 0
+	}
+	if !spec.replicated {
+		return splitBytes(spec.weights, s)
+	}
+	n := unit.Bytes(c.pairs)
+	if h, _, _ := c.splitReplicated((spec.weights+n-1)/n, s); h == (spec.weights+n-1)/n {
+		return spec.weights, 0, 0 // small enough for HBM alone
+	}
+	return splitBytes(spec.weights, s)
+}
+
 // readShares returns the split rates for data with an HBM copy (withHBM)
 // and/or HBF copy. HBM reads are limited by the DRAM array and the GPU-HBM
 // link; Direct by the GPU-HBF link and the NAND array; Relay by the
@@ -33,6 +53,25 @@ func (c *config) readShares(withHBM, withHBF bool) shares {
 	}
 	return s
 }
+
+// splitReplicated divides b bytes of replicated data (one stack's part)
+// between HBM and HBF. A part so small that HBM alone delivers it within the
+// HBF start-up latency (t_R and the first chunk's fill) is read from HBM
+// only: norms and router weights would otherwise pay a t_R for a few
+// kilobytes. Larger parts are split in proportion to the rates, which is
+// when the prefetch that senses them ahead hides the start-up. The HBF part
+// is divided between Direct and Relay by their rates.
+func (c *config) splitReplicated(b unit.Bytes, s shares) (hbm, direct, relay unit.Bytes) {
+	if s.hbm > 0 {
+		latency := (c.tR + c.xferTime(c.seg, c.tsv) + c.xferTime(c.seg, c.link)).Seconds()
+		if float64(b) <= s.hbm*latency {
+			return b, 0, 0
+		}
+	}
+	return splitBytes(b, s)
+}
+
+func (c *config) xferTime(b unit.Bytes, r unit.BytesPerSecond) Time { return unit.TransferTime(b, r) }
 
 // splitBytes divides b over the shares, exactly.
 func splitBytes(b unit.Bytes, s shares) (hbm, direct, relay unit.Bytes) {
@@ -122,11 +161,7 @@ func (e *engine) issuePredictable(i int) {
 	spec := &e.pass.ops[i]
 	c := &e.cfg
 	n := c.pairs
-	wShares := c.readShares(spec.replicated && spec.weights > 0, true)
-	if spec.replicated && !c.parallel {
-		wShares.direct, wShares.relay = 0, 0
-	}
-	_, wd, wr := splitBytes(spec.weights, wShares)
+	_, wd, wr := c.weightSplit(spec)
 	kvShares := c.readShares(spec.kvHBM > 0, true) // HBF KV shares the GPU-HBM link with HBM KV
 	kvShares.hbm = 0
 	_, kd, kr := splitBytes(spec.kvHBF, kvShares)
@@ -155,11 +190,7 @@ func (e *engine) issueAtStart(i int) {
 	spec := &e.pass.ops[i]
 	c := &e.cfg
 	n := c.pairs
-	wShares := c.readShares(spec.replicated && spec.weights > 0, true)
-	if spec.replicated && !c.parallel {
-		wShares.direct, wShares.relay = 0, 0
-	}
-	wh, _, _ := splitBytes(spec.weights, wShares)
+	wh, _, _ := c.weightSplit(spec)
 	for stack := range n {
 		if b := perStack(wh+spec.kvHBM, n, stack); b > 0 {
 			id := e.newStream(routeHBM, stack, i, b)

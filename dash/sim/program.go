@@ -5,6 +5,7 @@ import (
 	"hash/maphash"
 	"math"
 	"math/rand/v2"
+	"slices"
 
 	"github.com/dashlab/dashlab/dash"
 	"github.com/dashlab/dashlab/dash/gpu"
@@ -104,6 +105,7 @@ type programBuilder struct {
 	wdt        gpu.DType // stored dtype of projection / expert weights
 	random     bool      // routing draws experts at random (per step and layer)
 	launchOnly bool      // memory-bound operators pay only the launch floor
+	lookahead  bool      // early expert selection (§V-C) applies
 	// extrapolated collects the operator shapes the timing model answered
 	// outside its measured range.
 	extrapolated map[string]bool
@@ -146,6 +148,7 @@ func newProgramBuilder(e dash.Experiment) *programBuilder {
 	}
 	b.random = e.Workload().Routing.EffectiveKind() != dash.RoutingBalanced
 	b.launchOnly = e.Execution().LaunchOnlyOverhead
+	b.lookahead = e.Execution().Lookahead && m.LookaheadEligible()
 	return b
 }
 
@@ -241,10 +244,20 @@ func (b *programBuilder) build(decode bool, ctx, step int) pass {
 	for i := range m.NumLayers {
 		lw := b.layers[i]
 		p.ops = append(p.ops, b.norm(i, tokens, hidden, lw.Norms, ClassNorm))
-		attn := b.attention(i, lw.Attention, attnRepl, tokens, decode, ctx)
+		early := lw.MoE && b.lookahead
+		var extraN int
+		var extraBytes unit.Bytes
+		if early { // the input term of the routing logits rides with the first projection
+			extraN, extraBytes = m.FFN.RoutedExperts, lw.Router
+		}
+		attn := b.attention(i, lw.Attention, attnRepl, tokens, decode, ctx, extraN, extraBytes)
 		for k := range attn {
 			if attn[k].class == ClassAttention {
 				p.attnIdx[i] = len(p.ops) + k
+				if early { // the attention term and top-k as soon as attention ends
+					attn = slices.Insert(attn, k+1, b.earlyRouting(i, tokens)...)
+					break
+				}
 			}
 		}
 		p.ops = append(p.ops, attn...)
@@ -253,7 +266,10 @@ func (b *programBuilder) build(decode bool, ctx, step int) pass {
 		}
 		p.ops = append(p.ops, b.norm(i, tokens, hidden, 0, ClassNorm))
 		if lw.MoE {
-			p.ops = append(p.ops, b.moe(i, lw, tokens, step)...)
+			if !early {
+				p.ops = append(p.ops, b.router(i, lw, tokens)...)
+			}
+			p.ops = append(p.ops, b.expertBlock(i, lw, tokens, step))
 		} else {
 			inter := m.FFN.DenseIntermediate
 			parts := split(lw.DenseFFN, 2, 1)
@@ -311,7 +327,11 @@ func (b *programBuilder) setContext(p *pass, ctx, step int) {
 
 // attention returns the attention block of layer i: projections, the
 // attention kernel (with its KV reads and writes) and the output projection.
-func (b *programBuilder) attention(i int, bytes unit.Bytes, repl bool, tokens int, decode bool, ctx int) []opSpec {
+// extraN output columns and extraBytes of weights join the first
+// projection (lookahead's input term of the routing logits: the layer input
+// times diag(gamma) W_r, rescaled per token by the attention norm's
+// factor, a GEMM on the same input).
+func (b *programBuilder) attention(i int, bytes unit.Bytes, repl bool, tokens int, decode bool, ctx, extraN int, extraBytes unit.Bytes) []opSpec {
 	m := b.m
 	a := m.Attention
 	hidden := m.HiddenSize
@@ -322,7 +342,7 @@ func (b *programBuilder) attention(i int, bytes unit.Bytes, repl bool, tokens in
 		oK := a.Heads * a.HeadDim
 		parts := split(bytes, int64(qkvN)*int64(hidden), int64(oK)*int64(hidden))
 		return []opSpec{
-			b.gemm(ClassAttnProj, i, tokens, hidden, qkvN, parts[0], repl),
+			b.gemm(ClassAttnProj, i, tokens, hidden, qkvN+extraN, parts[0]+extraBytes, repl),
 			kernel,
 			b.gemm(ClassAttnProj, i, tokens, oK, hidden, parts[1], repl),
 		}
@@ -338,7 +358,7 @@ func (b *programBuilder) attention(i int, bytes unit.Bytes, repl bool, tokens in
 	oK := a.Heads * l.VHeadDim
 	parts := split(bytes, int64(hidden)*int64(aN), int64(qbK)*int64(qbN), int64(l.KVLoraRank)*int64(kvbN), int64(oK)*int64(hidden))
 	ops := []opSpec{
-		b.gemm(ClassAttnProj, i, tokens, hidden, aN, parts[0], repl),
+		b.gemm(ClassAttnProj, i, tokens, hidden, aN+extraN, parts[0]+extraBytes, repl),
 		b.norm(i, tokens, max(1, l.QLoraRank+l.KVLoraRank), 0, ClassAttnProj),
 		b.gemm(ClassAttnProj, i, tokens, qbK, qbN, parts[1], repl),
 		b.gemm(ClassAttnProj, i, tokens, l.KVLoraRank, kvbN, parts[2], repl),
@@ -348,14 +368,40 @@ func (b *programBuilder) attention(i int, bytes unit.Bytes, repl bool, tokens in
 	return ops
 }
 
-// moe returns the router and the MoE block of layer i.
-func (b *programBuilder) moe(i int, lw dash.LayerWeights, tokens, step int) []opSpec {
+// router returns the conventional router of layer i: the router GEMM on the
+// normalised hidden state and the top-k selection, which completes routing.
+func (b *programBuilder) router(i int, lw dash.LayerWeights, tokens int) []opSpec {
+	f := b.m.FFN
+	return []opSpec{
+		b.gemm(ClassRouter, i, tokens, b.m.HiddenSize, f.RoutedExperts, lw.Router, b.plan.IsReplicated(dash.ClassRouter)),
+		b.topK(i, tokens),
+	}
+}
+
+// topK is the scoring and top-k selection; it completes routing.
+func (b *programBuilder) topK(i, tokens int) opSpec {
+	f := b.m.FFN
+	rc, ro := b.predict(gpu.Op{Kind: gpu.Route, M: tokens, Experts: f.RoutedExperts, TopK: f.TopK})
+	return opSpec{class: ClassRouter, layer: i, compute: rc, overhead: ro, routing: true}
+}
+
+// earlyRouting is lookahead selection's attention term (the attention
+// output times the derived W_out diag(gamma) W_r, added to the input term
+// computed with the first projection) and the top-k that completes
+// routing: the RMS scale is a positive factor shared by a token's logits
+// and does not change their order (§V-C). It replaces the conventional
+// router GEMM and top-k after the post-attention norm.
+func (b *programBuilder) earlyRouting(i, tokens int) []opSpec {
+	f := b.m.FFN
+	term := b.gemm(ClassRouter, i, tokens, b.m.OutputProjectionWidth(), f.RoutedExperts,
+		dash.LookaheadRouterBytes(b.m), b.plan.IsReplicated(dash.ClassRouter))
+	return []opSpec{term, b.topK(i, tokens)}
+}
+
+// expertBlock returns the MoE block of layer i.
+func (b *programBuilder) expertBlock(i int, lw dash.LayerWeights, tokens, step int) opSpec {
 	m := b.m
 	f := m.FFN
-	router := b.gemm(ClassRouter, i, tokens, m.HiddenSize, f.RoutedExperts, lw.Router, b.plan.IsReplicated(dash.ClassRouter))
-	rc, ro := b.predict(gpu.Op{Kind: gpu.Route, M: tokens, Experts: f.RoutedExperts, TopK: f.TopK})
-	route := opSpec{class: ClassRouter, layer: i, compute: rc, overhead: ro, routing: true}
-
 	active, rows := b.selectExperts(i, tokens, step)
 	block := opSpec{class: ClassExperts, layer: i, routedN: active, expertSize: lw.RoutedExpert}
 	c, o := b.predict(gpu.Op{Kind: gpu.Grouped, Experts: active, Rows: rows, Hidden: m.HiddenSize, Inter: f.MoEIntermediate, WeightDType: b.wdt})
@@ -367,7 +413,7 @@ func (b *programBuilder) moe(i int, lw dash.LayerWeights, tokens, step int) []op
 		o = max(o, so)
 	}
 	block.compute, block.overhead = c, o
-	return []opSpec{router, route, block}
+	return block
 }
 
 // selectExperts returns the number of distinct experts the tokens of layer

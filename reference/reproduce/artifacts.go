@@ -11,6 +11,9 @@ type Artifacts struct {
 	Models []ModelRow
 	// Fig9 holds the fixed-batch sweeps.
 	Fig9 Fig9Result
+	// Fig11 holds the lookahead study: per model and t_R, the conventional
+	// run followed by the lookahead run.
+	Fig11 []Point
 	// GPUValidation is the timing model's leave-one-out error per kind.
 	GPUValidation []gpu.ErrorStats
 }
