@@ -269,3 +269,30 @@ func TestLegendWraps(t *testing.T) {
 		t.Error("the chart did not grow for its wrapped legend")
 	}
 }
+
+func TestFig11RowsMatchTheEngine(t *testing.T) {
+	rep, err := reproduce.Run(reproduce.Options{Only: "fig11."})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fig, err := Fig11(rep.Artifacts.Fig11)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(fig.Rows) != len(rep.Rows) || len(fig.Charts) != 1 {
+		t.Fatalf("%d rows for %d ids, %d charts", len(fig.Rows), len(rep.Rows), len(fig.Charts))
+	}
+	for _, r := range fig.Rows {
+		for _, want := range rep.Rows {
+			if want.ID == r.ID && math.Abs(*want.Simulated-r.Simulated) > 1e-9 {
+				t.Errorf("%s: figure %v, engine %v", r.ID, r.Simulated, *want.Simulated)
+			}
+		}
+	}
+	if _, err := fig.HTML(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Fig11(nil); err == nil {
+		t.Error("no error without results")
+	}
+}

@@ -258,6 +258,13 @@ func BuildReport(rep reproduce.Report, o ReportOptions) (*Page, error) {
 		}
 		p.Figure(f)
 	}
+	if len(rep.Artifacts.Fig11) > 0 {
+		f, err := Fig11(rep.Artifacts.Fig11)
+		if err != nil {
+			return nil, err
+		}
+		p.Figure(f)
+	}
 	traces := o.Traces
 	if traces == nil {
 		start := time.Now()

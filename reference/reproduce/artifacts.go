@@ -13,7 +13,7 @@ type Artifacts struct {
 	Fig9 Fig9Result
 	// Fig11 holds the lookahead study: per model and t_R, the conventional
 	// run followed by the lookahead run.
-	Fig11 []Point
+	Fig11 []LookaheadPair
 	// GPUValidation is the timing model's leave-one-out error per kind.
 	GPUValidation []gpu.ErrorStats
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/dashlab/dashlab/dash"
+	"github.com/dashlab/dashlab/dash/sim"
 	"github.com/dashlab/dashlab/dash/unit"
 )
 
@@ -17,33 +18,71 @@ var Fig11Models = []string{"qwen3-235b-a22b", "deepseek-v2"}
 // Fig11TReads are the read latencies of the paper's reported points.
 var Fig11TReads = []unit.Duration{3 * unit.Microsecond, 32 * unit.Microsecond}
 
+// LookaheadPair is one point of the lookahead study: the same experiment
+// with conventional and with lookahead expert selection.
+type LookaheadPair struct {
+	// Model is the catalogue id; TRead the HBF read latency.
+	Model string
+	TRead unit.Duration
+	// Conventional and Lookahead are the two runs.
+	Conventional, Lookahead sim.Result
+}
+
+// E2EReductionPct is lookahead's E2E reduction in percent.
+func (p LookaheadPair) E2EReductionPct() float64 {
+	return pct(p.Lookahead.E2E.Seconds(), p.Conventional.E2E.Seconds())
+}
+
+// TPOTReductionPct is lookahead's TPOT reduction in percent.
+func (p LookaheadPair) TPOTReductionPct() float64 {
+	return pct(p.Lookahead.TPOT.Seconds(), p.Conventional.TPOT.Seconds())
+}
+
+// LookaheadStudy runs every model at every t_R on system with batch
+// B and lengths prompt/output, with and without lookahead selection, in
+// parallel (workers 0: one per CPU).
+func LookaheadStudy(models []string, tReads []unit.Duration, system string, batch, prompt, output, workers int) ([]LookaheadPair, error) {
+	var cases []Case
+	for _, m := range models {
+		for _, tr := range tReads {
+			for _, on := range []bool{false, true} {
+				cases = append(cases, Case{Model: m, System: system, Batch: batch, Prompt: prompt, Output: output,
+					Modify: func(b dash.ExperimentBuilder) dash.ExperimentBuilder { return b.TRead(tr).Lookahead(on) }})
+			}
+		}
+	}
+	points := Sweep(cases, workers)
+	if err := SweepErr(points); err != nil {
+		return nil, err
+	}
+	var out []LookaheadPair
+	for i := 0; i < len(points); i += 2 {
+		if points[i].Err != "" {
+			return nil, fmt.Errorf("%s on %s: %s", points[i].Model, system, points[i].Err)
+		}
+		out = append(out, LookaheadPair{Model: points[i].Model, TRead: tReads[(i/2)%len(tReads)],
+			Conventional: points[i].Result, Lookahead: points[i+1].Result})
+	}
+	return out, nil
+}
+
 func init() {
 	register(group{name: "fig11", prefixes: []string{"fig11."}, run: runFig11})
 }
 
 func runFig11(opts Options, art *Artifacts) (Values, error) {
-	var cases []Case
-	for _, m := range Fig11Models {
-		for _, tr := range Fig11TReads {
-			for _, on := range []bool{false, true} {
-				cases = append(cases, Case{Model: m, System: "dash", Batch: 1, Prompt: 4096, Output: 128,
-					Modify: func(b dash.ExperimentBuilder) dash.ExperimentBuilder { return b.TRead(tr).Lookahead(on) }})
-			}
-		}
-	}
-	points := runSweep(cases, opts.Workers)
-	art.Fig11 = points
 	var v Values
-	if err := SweepErr(points); err != nil {
+	pairs, err := LookaheadStudy(Fig11Models, Fig11TReads, "dash", 1, 4096, 128, opts.Workers)
+	if err != nil {
 		return v, err
 	}
-	for i := 0; i < len(points); i += 2 {
-		off, on := points[i].Result, points[i+1].Result
-		tr := Fig11TReads[(i/2)%len(Fig11TReads)]
-		id := fmt.Sprintf("fig11.%s.tr%dus.", points[i].Model, int(tr/unit.Microsecond))
-		detail := fmt.Sprintf("B=1, 4K/128 on dash, t_R %v: TPOT %v -> %v, E2E %v -> %v", tr, off.TPOT, on.TPOT, off.E2E, on.E2E)
-		v.Set(id+"e2e_reduction_pct", pct(on.E2E.Seconds(), off.E2E.Seconds()), detail)
-		v.Set(id+"tpot_reduction_pct", pct(on.TPOT.Seconds(), off.TPOT.Seconds()), detail)
+	art.Fig11 = pairs
+	for _, p := range pairs {
+		id := fmt.Sprintf("fig11.%s.tr%dus.", p.Model, int(p.TRead/unit.Microsecond))
+		detail := fmt.Sprintf("B=1, 4K/128 on dash, t_R %v: TPOT %v -> %v, E2E %v -> %v",
+			p.TRead, p.Conventional.TPOT, p.Lookahead.TPOT, p.Conventional.E2E, p.Lookahead.E2E)
+		v.Set(id+"e2e_reduction_pct", p.E2EReductionPct(), detail)
+		v.Set(id+"tpot_reduction_pct", p.TPOTReductionPct(), detail)
 	}
 	return v, nil
 }
