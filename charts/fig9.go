@@ -244,7 +244,7 @@ func buildFig9(points []reproduce.Point, spec fig9Spec, label func(fig9Case) str
 		name := "DASH / " + SystemName(b)
 		ratioSeries = append(ratioSeries, Series{Name: name, Values: rv, Color: color})
 		redSeries = append(redSeries, Series{Name: "vs " + SystemName(b), Values: dv, Color: color})
-		gt, ge := geomean(tr), 100*(1-geomean(er))
+		gt, ge := reproduce.Geomean(tr), 100*(1-reproduce.Geomean(er))
 		pt, pe := paperValue(spec.tputIDs[b]), paperValue(spec.e2eIDs[b])
 		simPos, paperPos := "insideEndTop", "insideStartTop"
 		if bi == 1 {
@@ -314,17 +314,6 @@ func darker(c string) string {
 	return fmt.Sprintf("#%02x%02x%02x", r*55/100, g*55/100, b*55/100)
 }
 
-func geomean(xs []float64) float64 {
-	if len(xs) == 0 {
-		return math.NaN()
-	}
-	s := 0.0
-	for _, x := range xs {
-		s += math.Log(x)
-	}
-	return math.Exp(s / float64(len(xs)))
-}
-
 // Fig9a draws the paper's Fig. 9(a) from the fixed-batch sweep (reproduce:
 // Artifacts.Fig9.A; L_in/L_out = 1K/128, B in {1, 4, 16, 64}) with the paper's
 // normalization (§VI-B): throughput to RelayOnly at B = 64 of the same model, E2E latency
@@ -362,8 +351,8 @@ func Fig9a(points []reproduce.Point) (Figure, error) {
 				id, metric string
 				v          float64
 			}{
-				{"intro.b4.throughput_speedup_geomean.vs_relay_only", fmt.Sprintf("§I: B = 4 geomean throughput speedup over RelayOnly, %d models", len(t)), geomean(t)},
-				{"intro.b4.e2e_reduction_pct.vs_relay_only", fmt.Sprintf("§I: B = 4 E2E reduction vs RelayOnly, %d models", len(t)), 100 * (1 - geomean(e))},
+				{"intro.b4.throughput_speedup_geomean.vs_relay_only", fmt.Sprintf("§I: B = 4 geomean throughput speedup over RelayOnly, %d models", len(t)), reproduce.Geomean(t)},
+				{"intro.b4.e2e_reduction_pct.vs_relay_only", fmt.Sprintf("§I: B = 4 E2E reduction vs RelayOnly, %d models", len(t)), 100 * (1 - reproduce.Geomean(e))},
 			} {
 				row, err := paperRow(r.id, r.metric, r.v)
 				if err != nil {

@@ -6,7 +6,6 @@ import (
 	"html/template"
 	"math"
 	"slices"
-	"sort"
 
 	"github.com/dashlab/dashlab/dash/gpu"
 	"github.com/dashlab/dashlab/dash/unit"
@@ -140,8 +139,8 @@ func pointLabel(pt gpu.Point) string {
 	return fmt.Sprintf("%s %s %s", pt.Model, pt.Label, shape)
 }
 
-// errorStats summarises relative errors the way package gpu does (median and 90th
-// percentile of |predicted - measured| / measured, in percent).
+// errorStats summarises the relative errors of checks the way package gpu
+// does (median and 90th percentile).
 func errorStats(kind string, checks []GPUCheck) gpu.ErrorStats {
 	var errs []float64
 	for _, c := range checks {
@@ -149,14 +148,7 @@ func errorStats(kind string, checks []GPUCheck) gpu.ErrorStats {
 			errs = append(errs, math.Abs(float64(c.Predicted-c.Measured))/float64(c.Measured))
 		}
 	}
-	s := gpu.ErrorStats{Kind: kind, Count: len(errs)}
-	if len(errs) == 0 {
-		return s
-	}
-	sort.Float64s(errs)
-	s.MedianPct = 100 * stat.Quantile(0.5, stat.Empirical, errs, nil)
-	s.P90Pct = 100 * stat.Quantile(0.9, stat.Empirical, errs, nil)
-	return s
+	return gpu.Summarise(kind, errs)
 }
 
 // GPUTiming draws the GPU timing model (§VI-A): the held-out predictions against the

@@ -17,7 +17,9 @@ type ErrorStats struct {
 	P90Pct    float64
 }
 
-func summarise(kind string, errs []float64) ErrorStats {
+// Summarise returns the count, median and 90th percentile of relative
+// errors (fractions; the stats are in percent). errs is sorted in place.
+func Summarise(kind string, errs []float64) ErrorStats {
 	s := ErrorStats{Kind: kind, Count: len(errs)}
 	if len(errs) == 0 {
 		return s
@@ -92,7 +94,7 @@ func (v *validation) stats(errs map[string][]float64) []ErrorStats {
 	var out []ErrorStats
 	for _, kind := range ProfileKinds {
 		if e, ok := errs[kind]; ok {
-			out = append(out, summarise(kind, e))
+			out = append(out, Summarise(kind, e))
 		}
 	}
 	return out

@@ -74,15 +74,15 @@ func runFig9a(opts Options, art *Artifacts) (Values, error) {
 		}
 		suffix := ".vs_" + strings.ReplaceAll(base, "-", "_")
 		n := fmt.Sprintf("%d (model, B) pairs", len(tput))
-		v.Set("fig9a.throughput_speedup_geomean"+suffix, geomean(tput), "geomean of decode-throughput ratios over "+n+misfits(points))
-		v.Set("fig9a.e2e_reduction_pct"+suffix, 100*(1-geomean(e2e)), "1 - geomean of E2E ratios over "+n)
+		v.Set("fig9a.throughput_speedup_geomean"+suffix, Geomean(tput), "geomean of decode-throughput ratios over "+n+misfits(points))
+		v.Set("fig9a.e2e_reduction_pct"+suffix, 100*(1-Geomean(e2e)), "1 - geomean of E2E ratios over "+n)
 	}
 	tput, e2e, err := paired(points, b4, "relay-only")
 	if err != nil {
 		return v, err
 	}
-	v.Set("intro.b4.throughput_speedup_geomean.vs_relay_only", geomean(tput), "B=4, five models")
-	v.Set("intro.b4.e2e_reduction_pct.vs_relay_only", 100*(1-geomean(e2e)), "B=4, five models")
+	v.Set("intro.b4.throughput_speedup_geomean.vs_relay_only", Geomean(tput), "B=4, five models")
+	v.Set("intro.b4.e2e_reduction_pct.vs_relay_only", 100*(1-Geomean(e2e)), "B=4, five models")
 	return v, nil
 }
 
@@ -117,8 +117,8 @@ func runFig9b(opts Options, art *Artifacts) (Values, error) {
 		}
 		suffix := ".vs_" + strings.ReplaceAll(base, "-", "_")
 		n := fmt.Sprintf("%d (model, workload) pairs; the paper's 20 include Llama 4's 4K/256K and 4K/1M KV-spill cases, not simulated yet", len(tput))
-		v.Set("fig9b.throughput_speedup_geomean"+suffix, geomean(tput), "geomean over "+n+misfits(points))
-		v.Set("fig9b.e2e_reduction_pct"+suffix, 100*(1-geomean(e2e)), "1 - geomean of E2E ratios over "+n)
+		v.Set("fig9b.throughput_speedup_geomean"+suffix, Geomean(tput), "geomean over "+n+misfits(points))
+		v.Set("fig9b.e2e_reduction_pct"+suffix, 100*(1-Geomean(e2e)), "1 - geomean of E2E ratios over "+n)
 	}
 	// The KV footprint of the Llama 4 long decode follows from the spec.
 	m := reference.MustModel("llama4-maverick")

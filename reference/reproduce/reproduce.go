@@ -168,8 +168,8 @@ func (r Report) Summary() (simulated, passed, pending int) {
 // pct is 100 * (1 - a/b): the reduction of a relative to b in percent.
 func pct(a, b float64) float64 { return 100 * (1 - a/b) }
 
-// geomean of positive values.
-func geomean(xs []float64) float64 {
+// Geomean is the geometric mean of positive values (NaN for none).
+func Geomean(xs []float64) float64 {
 	if len(xs) == 0 {
 		return math.NaN()
 	}

@@ -91,7 +91,7 @@ func TestPairedAndGeomean(t *testing.T) {
 	if err != nil || tput[0] != 3 || e2e[0] != 0.5 {
 		t.Errorf("paired = %v %v %v", tput, e2e, err)
 	}
-	if g := geomean([]float64{2, 8}); math.Abs(g-4) > 1e-12 {
+	if g := Geomean([]float64{2, 8}); math.Abs(g-4) > 1e-12 {
 		t.Errorf("geomean = %v", g)
 	}
 }
