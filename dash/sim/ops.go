@@ -22,8 +22,8 @@ func (c *config) weightSplit(spec *opSpec) (hbm, direct, relay unit.Bytes) {
 		return splitBytes(spec.weights, s)
 	}
 	n := unit.Bytes(c.pairs)
-	if h, _, _ := c.splitReplicated((spec.weights+n-1)/n, s); h == (spec.weights+n-1)/n {
-		return spec.weights, 0, 0 // small enough for HBM alone
+	if c.hbmOnly((spec.weights+n-1)/n, s) {
+		return spec.weights, 0, 0
 	}
 	return splitBytes(spec.weights, s)
 }
@@ -54,21 +54,15 @@ func (c *config) readShares(withHBM, withHBF bool) shares {
 	return s
 }
 
-// splitReplicated divides b bytes of replicated data (one stack's part)
-// between HBM and HBF. A part so small that HBM alone delivers it within the
-// HBF start-up latency (t_R and the first chunk's fill) is read from HBM
-// only: norms and router weights would otherwise pay a t_R for a few
-// kilobytes. Larger parts are split in proportion to the rates, which is
-// when the prefetch that senses them ahead hides the start-up. The HBF part
-// is divided between Direct and Relay by their rates.
-func (c *config) splitReplicated(b unit.Bytes, s shares) (hbm, direct, relay unit.Bytes) {
-	if s.hbm > 0 {
-		latency := (c.tR + c.xferTime(c.seg, c.tsv) + c.xferTime(c.seg, c.link)).Seconds()
-		if float64(b) <= s.hbm*latency {
-			return b, 0, 0
-		}
-	}
-	return splitBytes(b, s)
+// hbmOnly reports whether b bytes of replicated data (one stack's part)
+// are read from HBM alone: when HBM delivers them within the HBF start-up
+// latency (t_R and the first chunk's fill), an HBF share would only add a
+// t_R. Norms and router weights are read so; larger tensors are split in
+// proportion to the route rates, which is when the prefetch that senses
+// them ahead hides the start-up.
+func (c *config) hbmOnly(b unit.Bytes, s shares) bool {
+	latency := (c.tR + c.xferTime(c.seg, c.tsv) + c.xferTime(c.seg, c.link)).Seconds()
+	return s.hbm > 0 && float64(b) <= s.hbm*latency
 }
 
 func (c *config) xferTime(b unit.Bytes, r unit.BytesPerSecond) Time { return unit.TransferTime(b, r) }
