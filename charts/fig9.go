@@ -235,8 +235,7 @@ func buildFig9(points []reproduce.Point, spec fig9Spec, label func(fig9Case) str
 			if !okD || !okX {
 				continue
 			}
-			t := d.Result.DecodeThroughput / x.Result.DecodeThroughput
-			e := d.Result.E2E.Seconds() / x.Result.E2E.Seconds()
+			t, e := reproduce.PairedRatio(d, x)
 			rv[i], dv[i] = t, 100*(1-e)
 			tr, er = append(tr, t), append(er, e)
 		}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/dashlab/dashlab/dash/unit"
 	"github.com/dashlab/dashlab/reference"
 )
 
@@ -67,15 +68,8 @@ func runFig9a(opts Options, art *Artifacts) (Values, error) {
 			b4 = append(b4, sp)
 		}
 	}
-	for _, base := range []string{"relay-only", "direct-only"} {
-		tput, e2e, err := paired(points, specs, base)
-		if err != nil {
-			return v, err
-		}
-		suffix := ".vs_" + strings.ReplaceAll(base, "-", "_")
-		n := fmt.Sprintf("%d (model, B) pairs", len(tput))
-		v.Set("fig9a.throughput_speedup_geomean"+suffix, Geomean(tput), "geomean of decode-throughput ratios over "+n+misfits(points))
-		v.Set("fig9a.e2e_reduction_pct"+suffix, 100*(1-Geomean(e2e)), "1 - geomean of E2E ratios over "+n)
+	if err := setPairedGeomeans(&v, "fig9a", points, specs, "(model, B) pairs"); err != nil {
+		return v, err
 	}
 	tput, e2e, err := paired(points, b4, "relay-only")
 	if err != nil {
@@ -110,15 +104,9 @@ func runFig9b(opts Options, art *Artifacts) (Values, error) {
 	if err := SweepErr(points); err != nil {
 		return v, err
 	}
-	for _, base := range []string{"relay-only", "direct-only"} {
-		tput, e2e, err := paired(points, specs, base)
-		if err != nil {
-			return v, err
-		}
-		suffix := ".vs_" + strings.ReplaceAll(base, "-", "_")
-		n := fmt.Sprintf("%d (model, workload) pairs; the paper's 20 include Llama 4's 4K/256K and 4K/1M KV-spill cases, not simulated yet", len(tput))
-		v.Set("fig9b.throughput_speedup_geomean"+suffix, Geomean(tput), "geomean over "+n+misfits(points))
-		v.Set("fig9b.e2e_reduction_pct"+suffix, 100*(1-Geomean(e2e)), "1 - geomean of E2E ratios over "+n)
+	if err := setPairedGeomeans(&v, "fig9b", points, specs,
+		"(model, workload) pairs; the paper's 20 include Llama 4's 4K/256K and 4K/1M KV-spill cases, not simulated yet"); err != nil {
+		return v, err
 	}
 	// The KV footprint of the Llama 4 long decode follows from the spec.
 	m := reference.MustModel("llama4-maverick")
@@ -126,9 +114,39 @@ func runFig9b(opts Options, art *Artifacts) (Values, error) {
 	if err != nil {
 		return v, err
 	}
-	kv := float64(f.KVBytesPerTokenPerLayer) * float64(m.NumLayers) * float64(4096+1_000_000)
-	v.Set("fig9b.llama4_4k_1m.kv_cache_gb", kv/1e9, "(4096 + 1,000,000) tokens x 48 layers x KV bytes per token per layer")
+	tokens := Llama4LongDecode.Prompt + Llama4LongDecode.Output
+	kv := f.KVBytesPerTokenPerLayer * unit.Bytes(m.NumLayers) * unit.Bytes(tokens)
+	v.Set("fig9b.llama4_4k_1m.kv_cache_gb", kv.GB(),
+		fmt.Sprintf("%d tokens x %d layers x %v KV per token per layer", tokens, m.NumLayers, f.KVBytesPerTokenPerLayer))
 	return v, nil
+}
+
+// Llama4LongDecode is Fig. 9(b)'s KV-overflow workload 4K/1M (K = 1024 for
+// the prompt, M = 10^6 for the decode: the lengths that give the paper's
+// 197.413 GB KV cache).
+var Llama4LongDecode = Fig9bWorkload{Label: "4K/1M", Prompt: 4096, Output: 1_000_000}
+
+// setPairedGeomeans sets the prefix's throughput-speedup and E2E-reduction
+// geomeans of DASH over each baseline.
+func setPairedGeomeans(v *Values, prefix string, points []Point, specs []Case, what string) error {
+	for _, base := range []string{"relay-only", "direct-only"} {
+		tput, e2e, err := paired(points, specs, base)
+		if err != nil {
+			return err
+		}
+		suffix := ".vs_" + strings.ReplaceAll(base, "-", "_")
+		n := fmt.Sprintf("%d %s", len(tput), what)
+		v.Set(prefix+".throughput_speedup_geomean"+suffix, Geomean(tput), "geomean of decode-throughput ratios over "+n+misfits(points))
+		v.Set(prefix+".e2e_reduction_pct"+suffix, 100*(1-Geomean(e2e)), "1 - geomean of E2E ratios over "+n)
+	}
+	return nil
+}
+
+// PairedRatio returns DASH's decode-throughput ratio and E2E-latency ratio
+// over a baseline run of the same work: the paired ratios Fig. 9's
+// geomeans are taken over.
+func PairedRatio(dash, base Point) (throughput, e2e float64) {
+	return dash.Result.DecodeThroughput / base.Result.DecodeThroughput, dash.Result.E2E.Seconds() / base.Result.E2E.Seconds()
 }
 
 // paired returns, for every DASH point of specs, the ratios DASH / base of
@@ -143,8 +161,8 @@ func paired(points []Point, specs []Case, base string) (tput, e2e []float64, err
 		if !okD || !okX {
 			return nil, nil, fmt.Errorf("missing dash or %s for %s B=%d %d/%d", base, sp.Model, sp.Batch, sp.Prompt, sp.Output)
 		}
-		tput = append(tput, d.Result.DecodeThroughput/x.Result.DecodeThroughput)
-		e2e = append(e2e, d.Result.E2E.Seconds()/x.Result.E2E.Seconds())
+		t, e := PairedRatio(d, x)
+		tput, e2e = append(tput, t), append(e2e, e)
 	}
 	return tput, e2e, nil
 }
