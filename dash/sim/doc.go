@@ -51,6 +51,17 @@
 // per-expert rows (min(E, B x k) distinct experts), or seeded uniform or
 // Zipf-skewed draws.
 //
+// # Heterogeneous passes
+//
+// A Passer runs passes over arbitrary batches, one after another on one
+// memory system, for continuous-batching serving (package serve): decode
+// rows with their own KV lengths beside prefill chunks that attend over the
+// request's earlier chunks (read from HBF) and write their KV to HBF. The
+// GEMMs and the MoE block see the pass's total tokens; the decode rows run
+// as one ragged attention kernel timed as a batch of equal work, each
+// distinct chunk shape as its own kernel. A batch of identical rows is
+// exactly the fixed-batch runner's pass. Identical programs replay.
+//
 // # Exact shortcuts
 //
 // Three shortcuts make long runs fast without changing any result (the tests

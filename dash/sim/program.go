@@ -229,12 +229,31 @@ func split(total unit.Bytes, weights ...int64) []unit.Bytes {
 // prompt length) or of one decode step (decode=true, ctx = tokens in the
 // context including the one being generated). step seeds random routing.
 func (b *programBuilder) build(decode bool, ctx, step int) pass {
-	m, w := b.m, b.w
-	tokens := w.Batch * w.Prompt
+	w := b.w
+	sh := shape{tokens: w.Batch * w.Prompt, sampled: w.Batch, decode: decode, step: step,
+		kernel: func(i int) opSpec { return b.attnKernel(i, decode, ctx) }}
 	if decode {
-		tokens = w.Batch
+		sh.tokens = w.Batch
 	}
-	p := pass{tokens: tokens, decode: decode}
+	return b.buildShape(sh)
+}
+
+// shape is what a pass's program depends on beyond the model: the tokens
+// processed (M), the sequences that sample a token (the LM head's rows; 0
+// leaves the head out), each layer's attention kernel and the step that
+// seeds random routing.
+type shape struct {
+	tokens, sampled int
+	decode          bool
+	step            int
+	kernel          func(layer int) opSpec
+}
+
+// buildShape returns the program of a pass of the given shape.
+func (b *programBuilder) buildShape(sh shape) pass {
+	m := b.m
+	tokens, step := sh.tokens, sh.step
+	p := pass{tokens: tokens, decode: sh.decode}
 	hidden := m.HiddenSize
 	attnRepl := b.plan.IsReplicated(dash.ClassAttention)
 	embed := opSpec{class: ClassEmbed, layer: -1, gather: unit.Bytes(tokens) * b.embedRow}
@@ -250,7 +269,7 @@ func (b *programBuilder) build(decode bool, ctx, step int) pass {
 		if early { // the input term of the routing logits rides with the first projection
 			extraN, extraBytes = m.FFN.RoutedExperts, lw.Router
 		}
-		attn := b.attention(i, lw.Attention, attnRepl, tokens, decode, ctx, extraN, extraBytes)
+		attn := b.attention(i, lw.Attention, attnRepl, tokens, sh.kernel(i), extraN, extraBytes)
 		for k := range attn {
 			if attn[k].class == ClassAttention {
 				p.attnIdx[i] = len(p.ops) + k
@@ -282,12 +301,14 @@ func (b *programBuilder) build(decode bool, ctx, step int) pass {
 		}
 		p.layerEnd = append(p.layerEnd, len(p.ops)-1)
 	}
-	p.ops = append(p.ops, b.norm(-1, w.Batch, hidden, b.finalNorm, ClassLMHead))
-	p.ops[len(p.ops)-1].replicated = b.plan.IsReplicated(dash.ClassFinalNorm)
-	p.ops = append(p.ops, b.gemm(ClassLMHead, -1, w.Batch, hidden, m.VocabSize, b.headBytes, b.headRepl))
+	if sh.sampled > 0 {
+		p.ops = append(p.ops, b.norm(-1, sh.sampled, hidden, b.finalNorm, ClassLMHead))
+		p.ops[len(p.ops)-1].replicated = b.plan.IsReplicated(dash.ClassFinalNorm)
+		p.ops = append(p.ops, b.gemm(ClassLMHead, -1, sh.sampled, hidden, m.VocabSize, b.headBytes, b.headRepl))
+	}
 	p.layerSig = make([]uint64, m.NumLayers)
 	b.sign(&p)
-	p.tailSig = b.signature(p.ops[p.layerEnd[len(p.layerEnd)-1]+1:]) ^ uint64(b.w.Batch)
+	p.tailSig = b.signature(p.ops[p.layerEnd[len(p.layerEnd)-1]+1:]) ^ uint64(sh.sampled)
 	return p
 }
 
@@ -331,11 +352,10 @@ func (b *programBuilder) setContext(p *pass, ctx, step int) {
 // projection (lookahead's input term of the routing logits: the layer input
 // times diag(gamma) W_r, rescaled per token by the attention norm's
 // factor, a GEMM on the same input).
-func (b *programBuilder) attention(i int, bytes unit.Bytes, repl bool, tokens int, decode bool, ctx, extraN int, extraBytes unit.Bytes) []opSpec {
+func (b *programBuilder) attention(i int, bytes unit.Bytes, repl bool, tokens int, kernel opSpec, extraN int, extraBytes unit.Bytes) []opSpec {
 	m := b.m
 	a := m.Attention
 	hidden := m.HiddenSize
-	kernel := b.attnKernel(i, decode, ctx)
 
 	if a.Kind != "mla" {
 		qkvN := (a.Heads + 2*a.KVHeads) * a.HeadDim
@@ -533,16 +553,7 @@ func (b *programBuilder) attnKernel(i int, decode bool, ctx int) opSpec {
 		}
 	} else {
 		kernel.kvWriteHBF = unit.Bytes(w.Batch) * unit.Bytes(w.Prompt) * kvTok
-		kvHeads, headDim := a.KVHeads, a.HeadDim
-		if a.Kind == "mla" {
-			kvHeads = a.Heads
-		}
-		attnOp = gpu.Op{Kind: gpu.AttnPrefill, Batch: w.Batch, QLen: w.Prompt, KVLen: w.Prompt, Heads: a.Heads, KVHeads: kvHeads, HeadDim: headDim}
-		if span := m.AttentionSpan(i, w.Prompt); span < w.Prompt && m.Attention.ChunkSize > 0 {
-			// Chunked attention: each chunk attends causally within itself.
-			chunks := (w.Prompt + m.Attention.ChunkSize - 1) / m.Attention.ChunkSize
-			attnOp.Batch, attnOp.QLen, attnOp.KVLen = w.Batch*chunks, m.Attention.ChunkSize, m.Attention.ChunkSize
-		}
+		attnOp = b.prefillOp(i, w.Batch, w.Prompt, -1)
 	}
 	kernel.compute, kernel.overhead = b.predictAttn(attnOp)
 	return kernel
