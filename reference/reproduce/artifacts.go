@@ -14,6 +14,8 @@ type Artifacts struct {
 	// Fig11 holds the lookahead study: per model and t_R, the conventional
 	// run followed by the lookahead run.
 	Fig11 []LookaheadPair
+	// Fig10 is the CPU-GPU offloading comparison (nil when not run).
+	Fig10 *Fig10Result
 	// GPUValidation is the timing model's leave-one-out error per kind.
 	GPUValidation []gpu.ErrorStats
 }

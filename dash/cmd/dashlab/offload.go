@@ -1,0 +1,192 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+
+	"github.com/dashlab/dashlab/dash/offload"
+	"github.com/dashlab/dashlab/reference"
+	"github.com/dashlab/dashlab/reference/reproduce"
+)
+
+func init() {
+	register(&command{name: "offload", summary: "CPU-GPU offloading vs DASH (Fig. 10): weight streaming, CPU compute, Hybrid oracle", run: runOffload})
+}
+
+// offloadJSON is `dashlab offload --format json`.
+type offloadJSON struct {
+	SchemaVersion int               `json:"schema_version"`
+	Model         string            `json:"model"`
+	HostProfile   string            `json:"host_profile"`
+	Prompt        int               `json:"prompt_tokens"`
+	Output        int               `json:"output_tokens"`
+	Evaluations   []offloadRowJSON  `json:"evaluations"`
+	CoreCurve     []coreCurveJSON   `json:"core_curve"`
+	CoreFits      []amdahlFitJSON   `json:"core_fits"`
+	Notes         map[string]string `json:"notes"`
+}
+
+type offloadRowJSON struct {
+	Batch                         int     `json:"batch"`
+	Cores                         int     `json:"cores"`
+	CoresModelled                 bool    `json:"cores_modelled"`
+	ActiveExperts                 int     `json:"active_experts"`
+	CachedFraction                float64 `json:"cached_fraction"`
+	DASHTPOTMs                    float64 `json:"dash_tpot_ms"`
+	NonExpertMsPerToken           float64 `json:"non_expert_ms_per_token"`
+	CPULayerMs                    float64 `json:"cpu_layer_ms"`
+	ExpertCopyMs                  float64 `json:"expert_copy_pinned_ms"`
+	WeightStreamingTPOTMs         float64 `json:"weight_streaming_tpot_ms"`
+	WeightStreamingPageableTPOTMs float64 `json:"weight_streaming_pageable_tpot_ms"`
+	CPUComputeTPOTMs              float64 `json:"cpu_compute_tpot_ms"`
+	HybridTPOTMs                  float64 `json:"hybrid_tpot_ms"`
+	HybridGPUExperts              int     `json:"hybrid_gpu_experts"`
+	HybridCPUExperts              int     `json:"hybrid_cpu_experts"`
+	WeightStreamingSlowdown       float64 `json:"weight_streaming_slowdown_vs_dash_x"`
+	CPUComputeSlowdown            float64 `json:"cpu_compute_slowdown_vs_dash_x"`
+	HybridSlowdown                float64 `json:"hybrid_slowdown_vs_dash_x"`
+	HybridReductionPct            float64 `json:"hybrid_reduction_pct"`
+}
+
+type coreCurveJSON struct {
+	Batch     int     `json:"batch"`
+	Cores     int     `json:"cores"`
+	LatencyMs float64 `json:"latency_ms"`
+	Modelled  bool    `json:"modelled"`
+}
+
+type amdahlFitJSON struct {
+	Batch      int     `json:"batch"`
+	SerialMs   float64 `json:"serial_ms"`
+	ParallelMs float64 `json:"parallel_ms"`
+	MaxErrPct  float64 `json:"max_err_pct"`
+}
+
+func runOffload(args []string, _ io.Reader, stdout, stderr io.Writer) error {
+	fs := newFlags("offload", "offload [--batches 1,4,16,64] [--cores 32] [--prompt 1024] [--output 128] [--host-dir DIR] [--format table|json]", stderr)
+	batches := fs.String("batches", "1,4,16,64", "comma-separated batch sizes (each must have been measured on the host)")
+	cores := fs.Int("cores", reproduce.Fig10Cores, "host core cap for CPU compute and the Hybrid (core counts not measured come from the core-scaling model)")
+	prompt := fs.Int("prompt", 1024, "prompt tokens L_in")
+	output := fs.Int("output", 128, "output tokens L_out")
+	hostDir := fs.String("host-dir", "", "directory with cpu_expert.csv and h2d.csv measured on your host (default: the shipped "+reference.HostOffloadProfile+")")
+	format := fs.String("format", "table", "output format: table or json")
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	if err := checkFormat(*format); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("%w: unexpected argument %q", errUsage, fs.Arg(0))
+	}
+	bs, err := parseInts("--batches", *batches)
+	if err != nil {
+		return err
+	}
+	if *cores < 1 || *cores > 4096 {
+		return fmt.Errorf("%w: --cores %d: want 1 to 4096", errUsage, *cores)
+	}
+	host, err := reference.HostOffload()
+	if *hostDir != "" {
+		host, err = offload.LoadHostProfile(os.DirFS(*hostDir), *hostDir, reference.HostOffloadShape)
+	}
+	if err != nil {
+		return err
+	}
+	evs, err := reproduce.OffloadStudy(host, reproduce.Fig10Model, bs, *prompt, *output, []int{*cores}, 0)
+	if err != nil {
+		return err
+	}
+	curve, fits, err := reproduce.CoreCurve(host, reproduce.Fig10CoreCurve)
+	if err != nil {
+		return err
+	}
+	out := offloadJSON{SchemaVersion: 1, Model: reproduce.Fig10Model, HostProfile: host.Name, Prompt: *prompt, Output: *output,
+		Notes: map[string]string{
+			"cores_modelled":   "core caps the host did not measure come from a per-batch Amdahl fit T(c) = serial + parallel/c",
+			"weight_streaming": "uncached experts copied host->GPU over PCIe at the measured copy time, overlapped with GPU expert compute",
+			"hybrid":           "best of every split of the active experts between GPU (cached first) and CPU, run concurrently",
+		}}
+	for _, e := range evs[0] {
+		out.Evaluations = append(out.Evaluations, offloadRow(e))
+	}
+	for _, p := range curve {
+		out.CoreCurve = append(out.CoreCurve, coreCurveJSON{Batch: p.Batch, Cores: p.Cores, LatencyMs: p.Latency.Milliseconds(), Modelled: p.Modelled})
+	}
+	for _, f := range fits {
+		out.CoreFits = append(out.CoreFits, amdahlFitJSON{Batch: f.Batch, SerialMs: f.Serial.Milliseconds(), ParallelMs: f.Parallel.Milliseconds(), MaxErrPct: f.MaxErrPct})
+	}
+	if *format == "json" {
+		return writeJSON(stdout, out)
+	}
+	writeOffloadTable(stdout, out)
+	return nil
+}
+
+func offloadRow(e offload.Evaluation) offloadRowJSON {
+	s := e.Scenario
+	return offloadRowJSON{Batch: s.Batch, Cores: s.Cores, CoresModelled: e.CPUModelled, ActiveExperts: e.ActiveExperts,
+		CachedFraction: s.CachedFraction, DASHTPOTMs: s.DASHTPOT.Milliseconds(), NonExpertMsPerToken: s.NonExpertPerToken.Milliseconds(),
+		CPULayerMs: e.CPULayer.Milliseconds(), ExpertCopyMs: e.ExpertCopy.Milliseconds(),
+		WeightStreamingTPOTMs: e.Streaming.TPOT.Milliseconds(), WeightStreamingPageableTPOTMs: e.StreamingPageable.TPOT.Milliseconds(),
+		CPUComputeTPOTMs: e.CPU.TPOT.Milliseconds(), HybridTPOTMs: e.Hybrid.TPOT.Milliseconds(),
+		HybridGPUExperts: e.Hybrid.GPUExperts, HybridCPUExperts: e.Hybrid.CPUExperts,
+		WeightStreamingSlowdown: e.Slowdown(e.Streaming), CPUComputeSlowdown: e.Slowdown(e.CPU), HybridSlowdown: e.Slowdown(e.Hybrid),
+		HybridReductionPct: e.HybridReductionPct()}
+}
+
+func writeOffloadTable(w io.Writer, o offloadJSON) {
+	fmt.Fprintf(w, "%s, L_in/L_out = %d/%d, host profile %s: TPOT (ms) and slowdown vs the engine's DASH\n\n", o.Model, o.Prompt, o.Output, o.HostProfile)
+	var t table
+	t.add("B", "cores", "DASH", "streaming", "(pageable)", "CPU", "Hybrid", "split GPU/CPU", "Hybrid/DASH", "Hybrid gain")
+	for _, r := range o.Evaluations {
+		cores := strconv.Itoa(r.Cores)
+		if r.CoresModelled {
+			cores += " (modelled)"
+		}
+		t.add(strconv.Itoa(r.Batch), cores, f2(r.DASHTPOTMs), f2(r.WeightStreamingTPOTMs), f2(r.WeightStreamingPageableTPOTMs), f2(r.CPUComputeTPOTMs),
+			f2(r.HybridTPOTMs), fmt.Sprintf("%d/%d", r.HybridGPUExperts, r.HybridCPUExperts), fmt.Sprintf("%.2fx", r.HybridSlowdown), fmt.Sprintf("%.1f%%", r.HybridReductionPct))
+	}
+	t.write(w)
+	fmt.Fprintf(w, "\nFig. 10(a): host expert-layer latency (ms) by core cap; * = modelled (Amdahl fit)\n\n")
+	var c table
+	head := []string{"B"}
+	for _, n := range reproduce.Fig10CoreCurve {
+		head = append(head, strconv.Itoa(n))
+	}
+	c.add(head...)
+	byBatch := map[int][]string{}
+	var order []int
+	for _, p := range o.CoreCurve {
+		if _, ok := byBatch[p.Batch]; !ok {
+			order = append(order, p.Batch)
+		}
+		cell := f2(p.LatencyMs)
+		if p.Modelled {
+			cell += "*"
+		}
+		byBatch[p.Batch] = append(byBatch[p.Batch], cell)
+	}
+	for _, b := range order {
+		c.add(append([]string{strconv.Itoa(b)}, byBatch[b]...)...)
+	}
+	c.write(w)
+}
+
+func f2(x float64) string { return strconv.FormatFloat(x, 'f', 2, 64) }
+
+// parseInts reads a comma-separated list of positive integers.
+func parseInts(flag, s string) ([]int, error) {
+	var out []int
+	for _, f := range strings.Split(s, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || n < 1 || n > 1<<20 {
+			return nil, fmt.Errorf("%w: %s %q: want positive whole numbers separated by commas", errUsage, flag, s)
+		}
+		out = append(out, n)
+	}
+	return out, nil
+}

@@ -1,0 +1,184 @@
+package reproduce
+
+import (
+	"fmt"
+	"math"
+	"slices"
+
+	"github.com/dashlab/dashlab/dash/gpu"
+	"github.com/dashlab/dashlab/dash/offload"
+	"github.com/dashlab/dashlab/dash/sim"
+	"github.com/dashlab/dashlab/dash/unit"
+	"github.com/dashlab/dashlab/reference"
+)
+
+// Fig. 10: CPU-GPU offloading (§VI-C). Qwen3-235B-A22B at L_in/L_out =
+// 1K/128 and B in {1, 4, 16, 64}: weight streaming, CPU compute and the
+// Hybrid oracle against the engine's DASH run, with the host measurements
+// of reference/profiles/h200-host-offload (see package offload).
+
+// Fig10Model is the model of the comparison (the host measured its layer).
+const Fig10Model = "qwen3-235b-a22b"
+
+// Fig10Batches are the batch sizes of Fig. 10(b).
+var Fig10Batches = []int{1, 4, 16, 64}
+
+// Fig10Cores is the paper's host core cap for Fig. 10(b) (a Xeon Platinum
+// 8452Y; the shipped host has 16 cores, so 32 is modelled).
+const Fig10Cores = 32
+
+// Fig10CoreCurve are the core caps of Fig. 10(a): the measured 1..16 and
+// the modelled 32.
+var Fig10CoreCurve = []int{1, 2, 4, 8, 16, 32}
+
+// CoreCurvePoint is one point of Fig. 10(a): the host's expert-layer
+// latency at a batch and core cap.
+type CoreCurvePoint struct {
+	// Batch and Cores locate the point.
+	Batch, Cores int
+	// Latency is the layer's median latency.
+	Latency unit.Duration
+	// Modelled marks core caps that were not measured.
+	Modelled bool
+}
+
+// Fig10Result is the offloading comparison.
+type Fig10Result struct {
+	// Model, Prompt and Output are the workload; GPU the engine's GPU.
+	Model, GPU     string
+	Prompt, Output int
+	// Curve is Fig. 10(a), per batch over Fig10CoreCurve.
+	Curve []CoreCurvePoint
+	// Fits are the core-scaling models behind the modelled points.
+	Fits []offload.AmdahlFit
+	// Evaluations are Fig. 10(b) at Fig10Cores, one per batch;
+	// Measured16 the same at the host's measured 16 cores.
+	Evaluations, Measured16 []offload.Evaluation
+}
+
+// OffloadStudy runs the engine's DASH for model at each batch (prompt and
+// output tokens) and evaluates the offloading alternatives with the host
+// measurements at each core cap: one evaluation list per cap, in the order
+// of cores.
+func OffloadStudy(host *offload.HostProfile, model string, batches []int, prompt, output int, cores []int, workers int) ([][]offload.Evaluation, error) {
+	m, err := reference.Model(model)
+	if err != nil {
+		return nil, err
+	}
+	f, err := m.Footprint()
+	if err != nil {
+		return nil, err
+	}
+	shape := offload.LayerShape{Hidden: m.HiddenSize, Inter: m.FFN.MoEIntermediate, Experts: m.FFN.RoutedExperts, TopK: m.FFN.TopK}
+	if per := unit.Bytes(3 * shape.Hidden * shape.Inter); per > 0 {
+		shape.WeightBytes = int(f.BytesPerExpert / per)
+	}
+	var cases []Case
+	for _, b := range batches {
+		cases = append(cases, Case{Model: model, System: "dash", Batch: b, Prompt: prompt, Output: output})
+	}
+	points := Sweep(cases, workers)
+	if err := SweepErr(points); err != nil {
+		return nil, err
+	}
+	out := make([][]offload.Evaluation, len(cores))
+	for _, p := range points {
+		if p.Err != "" {
+			return nil, fmt.Errorf("%s B=%d on dash: %s", model, p.Batch, p.Err)
+		}
+		r := p.Result
+		timing, err := reference.Timing(r.GPU)
+		if err != nil {
+			return nil, err
+		}
+		spec, err := gpu.SpecByID(r.GPU)
+		if err != nil {
+			return nil, err
+		}
+		kv := f.KVBytesPerTokenPerLayer * unit.Bytes(m.NumLayers*p.Batch*(prompt+output))
+		s := offload.Scenario{Batch: p.Batch, MoELayers: f.MoELayers, Shape: shape,
+			CachedFraction:    offload.CacheFraction(spec.MemCapacity, f.NonExpertBytes+f.SharedExpertBytes, kv, f.RoutedExpertBytes),
+			NonExpertPerToken: nonExpertPerToken(r.Decode.Classes, output),
+			DASHTPOT:          r.TPOT}
+		for i, c := range cores {
+			s.Cores = c
+			e, err := offload.Evaluate(s, host, timing)
+			if err != nil {
+				return nil, fmt.Errorf("%s B=%d, %d cores: %w", model, p.Batch, c, err)
+			}
+			out[i] = append(out[i], e)
+		}
+	}
+	return out, nil
+}
+
+// nonExpertPerToken is the decode phase's GPU time outside the expert
+// operators, per decode step: the same for every scheme.
+func nonExpertPerToken(classes []sim.ClassTime, output int) unit.Duration {
+	var t unit.Duration
+	for _, c := range classes {
+		if c.Class != "experts" {
+			t += c.Time
+		}
+	}
+	return t / unit.Duration(max(1, output-1))
+}
+
+// CoreCurve is Fig. 10(a): the host's expert-layer latency per batch at
+// each core cap, measured or modelled, with the fits used.
+func CoreCurve(host *offload.HostProfile, cores []int) ([]CoreCurvePoint, []offload.AmdahlFit, error) {
+	var pts []CoreCurvePoint
+	var fits []offload.AmdahlFit
+	for _, b := range host.Batches() {
+		fit, err := host.Fit(b)
+		if err != nil {
+			return nil, nil, err
+		}
+		fits = append(fits, fit)
+		for _, c := range cores {
+			t, err := host.LayerTime(b, c)
+			if err != nil {
+				return nil, nil, err
+			}
+			pts = append(pts, CoreCurvePoint{Batch: b, Cores: c, Latency: t.Latency, Modelled: t.Modelled})
+		}
+	}
+	return pts, fits, nil
+}
+
+func init() {
+	register(group{name: "fig10", prefixes: []string{"fig10."}, run: runFig10})
+}
+
+func runFig10(opts Options, art *Artifacts) (Values, error) {
+	var v Values
+	host, err := reference.HostOffload()
+	if err != nil {
+		return v, err
+	}
+	res := Fig10Result{Model: Fig10Model, Prompt: 1024, Output: 128}
+	if res.Curve, res.Fits, err = CoreCurve(host, Fig10CoreCurve); err != nil {
+		return v, err
+	}
+	evs, err := OffloadStudy(host, Fig10Model, Fig10Batches, res.Prompt, res.Output, []int{Fig10Cores, 16}, opts.Workers)
+	if err != nil {
+		return v, err
+	}
+	res.Evaluations, res.Measured16 = evs[0], evs[1]
+	res.GPU = reference.DefaultGPU
+	art.Fig10 = &res
+	var slow, red []float64
+	for _, e := range res.Evaluations {
+		slow = append(slow, e.Slowdown(e.Hybrid))
+		red = append(red, e.HybridReductionPct())
+	}
+	detail := fmt.Sprintf("Qwen3 1K/128, B in %v, %d host cores (modelled from the 1..16-core measurements); DASH TPOT from the engine", Fig10Batches, Fig10Cores)
+	v.Set("fig10.hybrid_slowdown_vs_dash.min", slices.Min(slow), detail)
+	v.Set("fig10.hybrid_slowdown_vs_dash.max", slices.Max(slow), detail)
+	v.Set("fig10.hybrid_reduction_pct.min", slices.Min(red), detail+"; over the better of weight streaming and CPU compute")
+	v.Set("fig10.hybrid_reduction_pct.max", slices.Max(red), detail)
+	if math.IsNaN(slices.Min(slow)) {
+		return v, fmt.Errorf("fig10: no evaluation")
+	}
+	return v, nil
+}
