@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"hash/maphash"
 	"slices"
+	"time"
 
 	"github.com/dashlab/dashlab/dash"
 	"github.com/dashlab/dashlab/dash/unit"
@@ -49,6 +50,10 @@ func newConfig(e dash.Experiment) (config, error) {
 		c.seg = h.PageWave()
 	}
 	c.hbmChunk = min(c.seg, HBMChunk)
+	if c.seg < 1 || c.page < 1 || c.wavePages < 1 {
+		return c, fmt.Errorf("sim: system %s: transfer chunk %v, page %v, %d pages per wave: all must be positive (validate the system)",
+			s.ID, c.seg, c.page, c.wavePages)
+	}
 	c.hbfSlots = int(h.SRAM.Usable() / c.seg)
 	c.relaySlots = int(s.HBM.RelaySRAM.Usable() / c.seg)
 	if c.hbfSlots < 1 || c.relaySlots < 1 {
@@ -105,10 +110,14 @@ type engine struct {
 	processed     int64   // events actually handled
 	replayed      int     // passes replayed from the memo
 	tail          *tailRec
+	budget        budget // the run's event and wall-clock limits
+	budgetTick    int    // calls of checkBudget, to read the clock sparingly
+	err           error  // a failure that ends the run (time out of range)
 }
 
 func newEngine(c config) *engine {
 	e := &engine{cfg: c}
+	e.budget, _ = newBudget(Options{}, time.Now()) // RunWith sets the run's own
 	e.hbf = make([]hbfStack, c.pairs)
 	for i := range e.hbf {
 		e.hbf[i].slotsFree = c.hbfSlots
@@ -123,6 +132,12 @@ func newEngine(c config) *engine {
 }
 
 func (e *engine) schedule(t Time, k evKind, stack, stream int32, b unit.Bytes) {
+	if t < e.now || t > MaxTime { // wrapped or past the representable range
+		if e.err == nil {
+			e.err = &TimeRangeError{At: e.now, Step: t - e.now}
+		}
+		return
+	}
 	e.seq++
 	e.q.push(event{t: t, seq: e.seq, kind: k, stack: stack, stream: stream, bytes: b})
 }

@@ -3,6 +3,7 @@ package sim
 import (
 	"bytes"
 	"encoding/binary"
+	"github.com/dashlab/dashlab/dash/unit"
 	"hash/maphash"
 	"slices"
 	"unsafe"
@@ -240,12 +241,20 @@ func (e *engine) applyJump(m int64, period Time, before, after []int64) {
 		*p += m * (after[i] - before[i])
 		i++
 	})
-	e.shiftTimes(Time(m) * period)
+	dt, ok := unit.CheckedMul(Time(m), period)
+	if !ok {
+		dt = MaxTime + 1 // shiftTimes reports it as out of range
+	}
+	e.shiftTimes(dt)
 	e.jmp.jumps++
 }
 
 // shiftTimes adds dt to every absolute time of the state.
+// Time that would pass MaxTime ends the run (e.err) and is not shifted.
 func (e *engine) shiftTimes(dt Time) {
+	if !e.advanceOK(e.now, dt) {
+		return
+	}
 	e.now += dt
 	for i := range e.q {
 		e.q[i].t += dt
@@ -519,10 +528,13 @@ func (e *engine) skipLayers(m, period, opsPer int, d Time, before, after []int64
 		*p += int64(m) * (after[i] - before[i])
 		i++
 	})
-	e.shiftTimes(Time(m) * d)
+	dt, ok := unit.CheckedMul(Time(m), d)
+	if !ok {
+		dt = MaxTime + 1 // shiftTimes reports it as out of range
+	}
+	e.shiftTimes(dt)
 	shift := m * opsPer
 	// Move the in-flight operators and everything that names them.
-	dt := Time(m) * d
 	for k := e.maxOp; k >= e.pc; k-- {
 		op := e.ops[k]
 		if op.started {

@@ -162,6 +162,7 @@ type Perf struct {
 	SkippedLayers int64
 	// Passes is the number of forward passes (1 + L_out - 1).
 	Passes int
-	// Wall is the real time the simulation took.
-	Wall time.Duration
+	// Wall is the real time the simulation took. It is left out of JSON so
+	// that a result is the same, byte for byte, on every run.
+	Wall time.Duration `json:"-"`
 }

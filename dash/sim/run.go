@@ -17,6 +17,12 @@ type Options struct {
 	// NoJump disables every closed-form shortcut: each chunk and each layer
 	// is simulated event by event. Results are identical; only slower.
 	NoJump bool
+	// MaxEvents is the run's event budget: a run that would handle more
+	// events stops with a *BudgetError (0: DefaultMaxEvents).
+	MaxEvents int64
+	// MaxWall is the run's wall-clock budget: a run that takes longer stops
+	// with a *BudgetError (0: DefaultMaxWall).
+	MaxWall time.Duration
 }
 
 // TraceSpec selects the layer to trace.
@@ -36,12 +42,17 @@ func RunWith(exp dash.Experiment, opts Options) (Result, error) {
 		return Result{}, errors.New("sim: experiment was not built (use dash.NewExperiment()...Build())")
 	}
 	start := time.Now()
+	bud, err := newBudget(opts, start)
+	if err != nil {
+		return Result{}, err
+	}
 	cfg, err := newConfig(exp)
 	if err != nil {
 		return Result{}, err
 	}
 	e := newEngine(cfg)
 	e.noJump = opts.NoJump
+	e.budget = bud
 	pb := newProgramBuilder(exp)
 	w := exp.Workload()
 	res := Result{Name: exp.Name(), Model: exp.Model().ID, System: exp.System().ID, GPU: exp.Timing().GPU().ID,
@@ -83,6 +94,12 @@ func RunWith(exp dash.Experiment, opts Options) (Result, error) {
 		traced := opts.Trace != nil && opts.Trace.Pass == s
 		if r, ok := memo[key]; ok && !opts.NoJump && !traced {
 			e.replay(r.d, r.delta)
+			if e.err == nil {
+				e.err = e.checkBudget()
+			}
+			if e.err != nil {
+				return Result{}, e.err
+			}
 			continue
 		}
 		if tmpl == nil {
@@ -146,6 +163,12 @@ func (e *engine) runPass(p *pass) error {
 		e.st.events++
 		e.processed++
 		e.handle(ev)
+		if e.err == nil {
+			e.err = e.checkBudget()
+		}
+		if e.err != nil {
+			return e.err
+		}
 	}
 	if len(e.q) != 0 {
 		return fmt.Errorf("sim: %d events left after the pass ended (first: %+v at %v)", len(e.q), e.q[0], e.now)

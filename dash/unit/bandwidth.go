@@ -34,7 +34,9 @@ func (r BytesPerSecond) String() string {
 }
 
 // TransferTime is the time to move b bytes at rate r, rounded up to the next
-// nanosecond. A non-positive rate or byte count gives 0.
+// nanosecond. A non-positive rate or byte count gives 0; a time beyond the
+// representable range saturates at MaxDuration (which a simulation reports
+// as out of range rather than wrapping).
 func TransferTime(b Bytes, r BytesPerSecond) Duration {
 	if b <= 0 || r <= 0 {
 		return 0
@@ -42,12 +44,17 @@ func TransferTime(b Bytes, r BytesPerSecond) Duration {
 	return ceilNanos(float64(b) / float64(r) * 1e9)
 }
 
-// BytesIn is the number of whole bytes that rate r moves in d.
+// BytesIn is the number of whole bytes that rate r moves in d (saturating
+// at MaxBytes).
 func BytesIn(d Duration, r BytesPerSecond) Bytes {
 	if d <= 0 || r <= 0 {
 		return 0
 	}
-	return Bytes(math.Floor(float64(d) * float64(r) / 1e9))
+	v := math.Floor(float64(d) * float64(r) / 1e9)
+	if v >= math.MaxInt64 || v != v {
+		return MaxBytes
+	}
+	return Bytes(v)
 }
 
 // Rate is the average rate of moving b bytes in d (0 when d is 0).
@@ -60,8 +67,8 @@ func Rate(b Bytes, d Duration) BytesPerSecond {
 
 func ceilNanos(ns float64) Duration {
 	c := math.Ceil(ns - 1e-9) // tolerate float noise just above an integer
-	if c < 0 {
+	if c < 0 || c != c {
 		return 0
 	}
-	return Duration(c)
+	return durationOf(c)
 }

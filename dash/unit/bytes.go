@@ -38,30 +38,33 @@ func (b Bytes) MiB() float64 { return float64(b) / float64(MiB) }
 // multiple (under 10000) of KiB, MiB, GiB or TiB and not a round decimal
 // number ("8 MiB", "4 KiB").
 func (b Bytes) String() string {
-	if b < 0 {
-		return "-" + (-b).String()
-	}
+	sign, m := magnitude(int64(b))
 	for _, u := range []struct {
-		size Bytes
+		size uint64
 		name string
-	}{{TiB, "TiB"}, {GiB, "GiB"}, {MiB, "MiB"}, {KiB, "KiB"}} {
-		if b >= u.size && b%u.size == 0 && b/u.size < 10000 && !exactDecimal(b) {
-			return fmt.Sprintf("%d %s", b/u.size, u.name)
+	}{{uint64(TiB), "TiB"}, {uint64(GiB), "GiB"}, {uint64(MiB), "MiB"}, {uint64(KiB), "KiB"}} {
+		if m >= u.size && m%u.size == 0 && m/u.size < 10000 && m%uint64(KB) != 0 {
+			return fmt.Sprintf("%s%d %s", sign, m/u.size, u.name)
 		}
 	}
 	for _, u := range []struct {
-		size Bytes
+		size uint64
 		name string
-	}{{TB, "TB"}, {GB, "GB"}, {MB, "MB"}, {KB, "KB"}} {
-		if b >= u.size {
-			return trimFloat(float64(b)/float64(u.size)) + " " + u.name
+	}{{uint64(TB), "TB"}, {uint64(GB), "GB"}, {uint64(MB), "MB"}, {uint64(KB), "KB"}} {
+		if m >= u.size {
+			return sign + trimFloat(float64(m)/float64(u.size)) + " " + u.name
 		}
 	}
-	return fmt.Sprintf("%d B", int64(b))
+	return fmt.Sprintf("%s%d B", sign, m)
 }
 
-func exactDecimal(b Bytes) bool {
-	return b%KB == 0
+// magnitude splits v into its sign ("-" or "") and its absolute value, which
+// is exact for every int64 including math.MinInt64.
+func magnitude(v int64) (string, uint64) {
+	if v < 0 {
+		return "-", -uint64(v)
+	}
+	return "", uint64(v)
 }
 
 // trimFloat prints v with up to 4 significant decimals and no trailing zeros.

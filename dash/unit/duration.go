@@ -29,18 +29,16 @@ func (d Duration) Microseconds() float64 { return float64(d) / 1e3 }
 // String prints d with the largest unit that keeps the mantissa at least 1:
 // "3us", "100us", "2.621ms", "20.982s".
 func (d Duration) String() string {
-	if d < 0 {
-		return "-" + (-d).String()
-	}
+	sign, m := magnitude(int64(d))
 	switch {
-	case d >= Second:
-		return trimFloat(d.Seconds()) + "s"
-	case d >= Millisecond:
-		return trimFloat(d.Milliseconds()) + "ms"
-	case d >= Microsecond:
-		return trimFloat(d.Microseconds()) + "us"
+	case m >= uint64(Second):
+		return sign + trimFloat(float64(m)/1e9) + "s"
+	case m >= uint64(Millisecond):
+		return sign + trimFloat(float64(m)/1e6) + "ms"
+	case m >= uint64(Microsecond):
+		return sign + trimFloat(float64(m)/1e3) + "us"
 	default:
-		return fmt.Sprintf("%dns", int64(d))
+		return fmt.Sprintf("%s%dns", sign, m)
 	}
 }
 
@@ -62,8 +60,26 @@ func Min(a, b Duration) Duration {
 
 // FromSeconds converts seconds to a Duration, rounding to the nearest
 // nanosecond.
-func FromSeconds(s float64) Duration { return Duration(math.Round(s * 1e9)) }
+// A value beyond the representable range saturates at ±MaxDuration; NaN
+// gives 0.
+func FromSeconds(s float64) Duration { return durationOf(math.Round(s * 1e9)) }
 
 // FromMicroseconds converts microseconds to a Duration, rounding to the
 // nearest nanosecond.
-func FromMicroseconds(us float64) Duration { return Duration(math.Round(us * 1e3)) }
+// It saturates as FromSeconds does.
+func FromMicroseconds(us float64) Duration { return durationOf(math.Round(us * 1e3)) }
+
+// durationOf converts whole nanoseconds to a Duration, saturating at
+// ±MaxDuration (a float64 beyond the int64 range has no defined
+// conversion in Go) and mapping NaN to 0.
+func durationOf(ns float64) Duration {
+	switch {
+	case ns != ns:
+		return 0
+	case ns >= math.MaxInt64:
+		return MaxDuration
+	case ns <= math.MinInt64:
+		return -MaxDuration
+	}
+	return Duration(ns)
+}
