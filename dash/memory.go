@@ -94,6 +94,31 @@ type HBFSpec struct {
 	// delivers one page wave per t_R; without it, one per t_R plus the TSV
 	// transfer of the wave.
 	CacheRead bool `yaml:"cache_read"`
+	// ReadWavesInFlight is the depth of the stack's read pipeline: how many
+	// page waves the array may have requested and not yet handed to the
+	// TSV (sensing, or sensed and waiting in their page registers) at once.
+	// Each wave's data are ready t_R after it is requested. The paper
+	// supports two readings of its part, and this field is the only thing
+	// that differs between them (see [Reading]):
+	//
+	//   - 1, the physical reading (the stated part): one 8 MiB wave sensed per
+	//     t_R per stack (§VI-A: "an 8 MiB page wave per stack"; §VI-F: lower
+	//     t_R and larger pages raise "the effective aggregate read
+	//     bandwidth"), so the array alone caps a stack at PageWave / t_R
+	//     (2.80 TB/s at 3 us).
+	//   - 0 (ReadWavesUnbounded), the paper reading: t_R is a pure readiness
+	//     latency (§II-B "Each HBF read incurs NAND sensing latency t_R before
+	//     data transfer begins"; §IV-A "NAND sensing and shared-TSV SRAM fills
+	//     are accounted for separately from this D2D rate and overlapped
+	//     through double buffering"; §VI-E "the aggregate bandwidth for
+	//     SRAM-ready expert data is up to 3.2 TB/s in either baseline and 6.4
+	//     TB/s in DASH"), so any number of waves are in flight and only the
+	//     TSV, the SRAM slots and the links bound throughput. The paper's
+	//     Fig. 9 and Fig. 11 numbers are possible only under this reading.
+	//
+	// Other depths model parts between the two (multi-plane read queues that
+	// overlap several waves); the array rate is then depth x PageWave / t_R.
+	ReadWavesInFlight int `yaml:"read_waves_in_flight"`
 	// TSVBandwidth is the rate of the shared through-silicon-via bus that
 	// fills the base-die SRAM from the core dies.
 	TSVBandwidth unit.BytesPerSecond `yaml:"tsv_bandwidth"`
@@ -107,15 +132,41 @@ func (h HBFSpec) PageWave() unit.Bytes {
 	return unit.Bytes(h.Dies*h.PlanesPerDie*h.SubarraysPerPlane) * h.PageSize
 }
 
+// ReadWavesUnbounded is the ReadWavesInFlight value of a read pipeline
+// with no depth limit: t_R is a pure readiness latency (the paper reading).
+const ReadWavesUnbounded = 0
+
 // ArrayReadBandwidth is the sustained rate at which the NAND array can
-// produce page waves: PageWave / t_R with cache read, otherwise
-// PageWave / (t_R + the TSV transfer of one wave).
+// produce page waves: ReadWavesInFlight x PageWave / t_R with cache read,
+// otherwise ReadWavesInFlight x PageWave / (t_R + the TSV transfer of one
+// wave). It is +Inf for an unbounded read pipeline (the array never binds;
+// see [HBFSpec.ArrayBounded]).
 func (h HBFSpec) ArrayReadBandwidth() unit.BytesPerSecond {
+	if !h.ArrayBounded() {
+		return unit.BytesPerSecond(math.Inf(1))
+	}
 	period := h.TRead
 	if !h.CacheRead {
 		period += unit.TransferTime(h.PageWave(), h.TSVBandwidth)
 	}
-	return unit.Rate(h.PageWave(), period)
+	return unit.Rate(unit.Bytes(h.ReadWavesInFlight)*h.PageWave(), period)
+}
+
+// ArrayBounded reports whether the read pipeline has a finite depth, so
+// that the NAND array's rate can bind (false under the paper reading).
+func (h HBFSpec) ArrayBounded() bool { return h.ReadWavesInFlight != ReadWavesUnbounded }
+
+// Reading names the reading of t_R this part corresponds to:
+// [ReadingPaper] for an unbounded read pipeline, [ReadingPhysical] for one
+// wave in flight, and ReadingCustom for any other depth.
+func (h HBFSpec) Reading() Reading {
+	switch h.ReadWavesInFlight {
+	case ReadWavesUnbounded:
+		return ReadingPaper
+	case 1:
+		return ReadingPhysical
+	}
+	return ReadingCustom
 }
 
 // Validate reports every bad field of the HBF spec.
@@ -140,6 +191,9 @@ func (h HBFSpec) Validate() error {
 	}
 	if h.TProg <= 0 {
 		errs = append(errs, fmt.Errorf("hbf.t_prog = %v: must be positive", h.TProg))
+	}
+	if h.ReadWavesInFlight < 0 {
+		errs = append(errs, fmt.Errorf("hbf.read_waves_in_flight = %d: must be 0 (unbounded: the paper reading) or at least 1 (1: the physical reading)", h.ReadWavesInFlight))
 	}
 	if h.TSVBandwidth <= 0 || math.IsNaN(float64(h.TSVBandwidth)) {
 		errs = append(errs, fmt.Errorf("hbf.tsv_bandwidth = %v: must be positive", h.TSVBandwidth))

@@ -77,6 +77,9 @@ func PaperHBF() HBFSpec {
 		TRead:             3 * unit.Microsecond,
 		TProg:             100 * unit.Microsecond,
 		CacheRead:         true, // standard NAND cache read [20]; the page buffer frees as soon as the wave moves to SRAM
+		// §VI-A: one 8 MiB page wave per stack per t_R, the stated part (the
+		// physical reading; ReadingPaper lifts the limit, see ReadWavesInFlight).
+		ReadWavesInFlight: 1,
 		// Not given by the paper. §VI-E states that SRAM-ready expert data can
 		// leave a stack at up to 3.2 TB/s in DASH (Direct + Relay, 1.6 TB/s
 		// each), so the shared TSV is provisioned to refill the SRAM at least

@@ -23,11 +23,12 @@ type config struct {
 	cacheRead  bool
 	link, tsv  unit.BytesPerSecond
 	hbmRate    unit.BytesPerSecond
-	direct     bool // GPU-HBF path
-	relay      bool // HBM-HBF path with GPU-HBM
-	dualPath   bool // experts may use both route sets
-	parallel   bool // replicated data may be read from HBM and HBF at once
-	arrayRead  unit.BytesPerSecond
+	direct     bool                // GPU-HBF path
+	relay      bool                // HBM-HBF path with GPU-HBM
+	dualPath   bool                // experts may use both route sets
+	parallel   bool                // replicated data may be read from HBM and HBF at once
+	arrayRead  unit.BytesPerSecond // +Inf with an unbounded read pipeline
+	readWaves  int                 // read-pipeline depth; 0: unbounded
 }
 
 func newConfig(e dash.Experiment) (config, error) {
@@ -42,7 +43,7 @@ func newConfig(e dash.Experiment) (config, error) {
 		tR:        h.TRead, tProg: h.TProg, cacheRead: h.CacheRead,
 		link: s.Link.Usable, tsv: h.TSVBandwidth, hbmRate: s.HBM.ArrayBandwidth,
 		direct: s.Topology.Direct(), relay: s.Topology.Relay(),
-		arrayRead: h.ArrayReadBandwidth(),
+		arrayRead: h.ArrayReadBandwidth(), readWaves: h.ReadWavesInFlight,
 	}
 	c.dualPath = c.direct && c.relay && !ex.NoDualPath
 	c.parallel = !ex.NoParallelRead
@@ -191,32 +192,64 @@ func (e *engine) runFor(id int32, total unit.Bytes) readRun {
 	return readRun{stream: id, full: int64(total / e.cfg.seg), last: total % e.cfg.seg}
 }
 
-// kickArray starts the next sense or program if the array can.
+// kickArray starts the next program, or as many senses as the read
+// pipeline allows (cfg.readWaves waves requested and not yet in the cache
+// register; 0: no limit), if the array can.
 func (e *engine) kickArray(stack int) {
 	s := &e.hbf[stack]
-	if s.arrayBusy || len(s.dataReg) > 0 || (!e.cfg.cacheRead && len(s.cacheReg) > 0) {
-		return
-	}
-	haveRead := len(s.readQ) > 0
-	haveProg := len(s.progPending) > 0
-	if !haveRead && !haveProg {
+	if s.programActive {
 		return
 	}
 	// A complete program wave goes first: it holds SRAM slots that reads
-	// need, and decode-phase reads are rarely waiting behind it.
-	if haveProg {
+	// need, and decode-phase reads are rarely waiting behind it. It waits
+	// for the reads in flight to leave the array.
+	if len(s.progPending) > 0 {
+		if len(s.sensing) > 0 || len(s.dataReg) > 0 || (!e.cfg.cacheRead && len(s.cacheReg) > 0) {
+			return
+		}
 		w := s.progPending[0]
 		s.progPending = s.progPending[1:]
 		s.programming = w.parts
 		tsvEnd := s.tsv.reserve(e.now, e.xfer(w.bytes, e.cfg.tsv), w.bytes)
-		s.arrayBusy, s.arrayUntil = true, tsvEnd+e.cfg.tProg
+		s.programActive, s.arrayUntil = true, tsvEnd+e.cfg.tProg
 		s.progBusy += e.cfg.tProg
 		s.programs++
 		e.schedule(tsvEnd, evProgTSVDone, int32(stack), -1, unit.Bytes(w.slots))
 		e.schedule(s.arrayUntil, evArrayDone, int32(stack), -1, 0)
 		return
 	}
-	// Form a page wave from the queue head, round-robin over its runs.
+	for len(s.readQ) > 0 && e.canSense(s) {
+		wave := e.formWave(s)
+		if len(wave) == 0 {
+			return
+		}
+		// Busy time counts the union of the sensing intervals.
+		end := e.now + e.cfg.tR
+		s.senseBusy += end - max(e.now, min(s.arrayUntil, end))
+		s.arrayUntil = max(s.arrayUntil, end)
+		s.waves++
+		s.sensing = append(s.sensing, wave)
+		e.schedule(end, evArrayDone, int32(stack), 1, 0)
+	}
+}
+
+// canSense reports whether the read pipeline has room for another wave:
+// waves sensing or sensed and waiting for the cache register (and, without
+// cache read, the wave still crossing the TSV from its page buffer) count.
+func (e *engine) canSense(s *hbfStack) bool {
+	if e.cfg.readWaves == 0 {
+		return true
+	}
+	n := len(s.sensing) + len(s.dataReg)
+	if !e.cfg.cacheRead && len(s.cacheReg) > 0 {
+		n++
+	}
+	return n < e.cfg.readWaves
+}
+
+// formWave takes one page wave from the queue head, round-robin over its
+// runs.
+func (e *engine) formWave(s *hbfStack) []seg {
 	pages := 0
 	var wave []seg
 	for len(s.readQ) > 0 {
@@ -234,7 +267,7 @@ func (e *engine) kickArray(stack int) {
 			}
 			need := e.cfg.segPages(b)
 			if pages > 0 && pages+need > e.cfg.wavePages {
-				goto sense
+				goto done
 			}
 			if r.full > 0 {
 				r.full--
@@ -245,26 +278,19 @@ func (e *engine) kickArray(stack int) {
 			pages += need
 			progress = true
 			if pages >= e.cfg.wavePages {
-				goto sense
+				goto done
 			}
 		}
 		if !progress { // group exhausted
 			s.readQ = s.readQ[1:]
 		}
 	}
-sense:
+done:
 	// Drop exhausted groups at the head.
 	for len(s.readQ) > 0 && groupEmpty(&s.readQ[0]) {
 		s.readQ = s.readQ[1:]
 	}
-	if len(wave) == 0 {
-		return
-	}
-	s.arrayBusy, s.arrayUntil = true, e.now+e.cfg.tR
-	s.senseBusy += e.cfg.tR
-	s.waves++
-	s.sensing = wave
-	e.schedule(s.arrayUntil, evArrayDone, int32(stack), 1, 0)
+	return wave
 }
 
 func groupEmpty(g *readGroup) bool {
@@ -276,17 +302,17 @@ func groupEmpty(g *readGroup) bool {
 	return true
 }
 
-// onArrayDone: a sense put its wave in the data register (stream=1), or a
-// program finished (stream=-1).
+// onArrayDone: the oldest sense put its wave in a data register
+// (stream=1), or a program finished (stream=-1).
 func (e *engine) onArrayDone(stack int, sensed bool) {
 	s := &e.hbf[stack]
-	s.arrayBusy = false
 	if sensed {
-		s.dataReg, s.sensing = s.sensing, nil
+		s.dataReg = append(s.dataReg, s.sensing[0])
+		s.sensing = s.sensing[1:]
 		e.moveToCache(stack)
 	} else {
 		parts := s.programming
-		s.programming = nil
+		s.programming, s.programActive = nil, false
 		for _, p := range parts {
 			e.deliver(p.stream, p.bytes)
 		}
@@ -294,14 +320,15 @@ func (e *engine) onArrayDone(stack int, sensed bool) {
 	e.kickArray(stack)
 }
 
-// moveToCache moves the data register into the (empty) cache register and
-// starts its TSV transfers.
+// moveToCache moves the oldest data register into the (empty) cache
+// register and starts its TSV transfers.
 func (e *engine) moveToCache(stack int) {
 	s := &e.hbf[stack]
 	if len(s.dataReg) == 0 || len(s.cacheReg) > 0 {
 		return
 	}
-	s.cacheReg, s.dataReg = s.dataReg, nil
+	s.cacheReg = s.dataReg[0]
+	s.dataReg = s.dataReg[1:]
 	s.cacheNext, s.cacheDone = 0, 0
 	e.kickTSV(stack)
 }

@@ -370,12 +370,14 @@ func (e *engine) encodeMode(b []byte, layer bool) []byte {
 				}
 			}
 		}
-		bit(s.arrayBusy)
-		if s.arrayBusy {
-			put(rel(s.arrayUntil))
+		bit(s.programActive)
+		put(rel(s.arrayUntil))
+		for _, waves := range [][][]seg{s.sensing, s.dataReg} {
+			put(int64(len(waves)))
+			for _, w := range waves {
+				segs(w)
+			}
 		}
-		segs(s.sensing)
-		segs(s.dataReg)
 		segs(s.cacheReg)
 		put(int64(s.cacheNext))
 		put(int64(s.cacheDone))

@@ -107,13 +107,14 @@ type progWave struct {
 // hbfStack is one HBF stack with its base die.
 type hbfStack struct {
 	readQ []readGroup
-	// The NAND array: sensing (t_R) or programming (t_PROG).
-	arrayBusy  bool
-	arrayUntil Time
-	// sensing is the wave in the array; dataReg a sensed wave that could
-	// not yet move on; cacheReg the wave crossing the TSV segment by segment.
-	sensing   []seg
-	dataReg   []seg
+	// The NAND array: sensing (t_R) or programming (t_PROG), never both.
+	programActive bool
+	arrayUntil    Time // end of the latest sense or program
+	// sensing are the waves in the array, oldest first (each finishes t_R
+	// after it started, so in order); dataReg sensed waves that could not
+	// yet move on; cacheReg the wave crossing the TSV segment by segment.
+	sensing   [][]seg
+	dataReg   [][]seg
 	cacheReg  []seg
 	cacheNext int  // next cache-register segment to cross the TSV
 	cacheDone int  // cache-register segments that have crossed
