@@ -279,8 +279,8 @@ func TestFig11RowsMatchTheEngine(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(fig.Rows) != len(rep.Rows) || len(fig.Charts) != 1 {
-		t.Fatalf("%d rows for %d ids, %d charts", len(fig.Rows), len(rep.Rows), len(fig.Charts))
+	if len(fig.Rows) != len(rep.Rows)-rep.Reported() || len(fig.Charts) != 1 {
+		t.Fatalf("%d rows for %d checked ids, %d charts", len(fig.Rows), len(rep.Rows)-rep.Reported(), len(fig.Charts))
 	}
 	for _, r := range fig.Rows {
 		for _, want := range rep.Rows {

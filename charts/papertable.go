@@ -13,8 +13,10 @@ import (
 // RowStatus is the verdict of a reproduce.Row, as the engine gave it.
 func RowStatus(r reproduce.Row) Status {
 	switch {
-	case r.Simulated == nil || r.Pass == nil:
+	case r.Simulated == nil:
 		return NotSimulated
+	case r.Pass == nil:
+		return Reported
 	case *r.Pass:
 		return Pass
 	default:
@@ -38,13 +40,15 @@ func fmtPaper(v float64) string {
 // the engine's own (reproduce.Row.Pass), so the table agrees with `dashlab reproduce`.
 func PaperTable(caption string, rows []reproduce.Row) template.HTML {
 	esc := template.HTMLEscapeString
-	pass, fail, pending := 0, 0, 0
+	pass, fail, pending, reported := 0, 0, 0, 0
 	for _, r := range rows {
 		switch RowStatus(r) {
 		case Pass:
 			pass++
 		case Fail:
 			fail++
+		case Reported:
+			reported++
 		default:
 			pending++
 		}
@@ -52,7 +56,10 @@ func PaperTable(caption string, rows []reproduce.Row) template.HTML {
 	var b strings.Builder
 	b.WriteString(`<div style="overflow-x:auto;max-width:100%">`)
 	fmt.Fprintf(&b, `<table class="dashlab-table dashlab-paper-table" style="%s">`, tableStyle)
-	summary := fmt.Sprintf("%d ids: %d pass, %d fail, %d not simulated yet", len(rows), pass, fail, pending)
+	summary := fmt.Sprintf("%d ids: %d pass, %d fail, %d not simulated yet", len(rows)-reported, pass, fail, pending)
+	if reported > 0 {
+		summary += fmt.Sprintf("; %d reported beside them under the physical reading of t_R (id suffix .physical, not checked)", reported)
+	}
 	if caption != "" {
 		summary = caption + " — " + summary
 	}

@@ -180,6 +180,7 @@ func BuildReport(rep reproduce.Report, o ReportOptions) (*Page, error) {
 			groups[g].pass++
 		case Fail:
 			groups[g].fail++
+		case Reported: // shown in the full table, not a verdict
 		default:
 			groups[g].pending++
 		}

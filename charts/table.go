@@ -27,6 +27,9 @@ const (
 	Pass         Status = "pass"
 	Fail         Status = "FAIL"
 	NotSimulated Status = "not simulated yet"
+	// Reported is a simulated value shown beside a checked one without
+	// being checked itself (an id's value under the physical reading of t_R).
+	Reported Status = "reported"
 )
 
 // Deviation is (Simulated − Paper)/|Paper|, or Simulated − Paper when Paper is 0; NaN
@@ -83,6 +86,7 @@ var statusStyle = map[Status]string{
 	Pass:         `border:1px solid #dadce0;padding:4px 10px;background:#e6f4ea;color:#137333;font-weight:600`,
 	Fail:         `border:1px solid #dadce0;padding:4px 10px;background:#fce8e6;color:#a50e0e;font-weight:700`,
 	NotSimulated: `border:1px solid #dadce0;padding:4px 10px;background:#f1f3f4;color:#5f6368;font-style:italic;white-space:nowrap`,
+	Reported:     `border:1px solid #dadce0;padding:4px 10px;background:#e8f0fe;color:#1a73e8;white-space:nowrap`,
 }
 
 func fmtNum(v float64, unit string) string {

@@ -9,11 +9,14 @@ import (
 type Artifacts struct {
 	// Models is the catalogue with derived footprints (Fig. 1, Table II).
 	Models []ModelRow
-	// Fig9 holds the fixed-batch sweeps.
-	Fig9 Fig9Result
-	// Fig11 holds the lookahead study: per model and t_R, the conventional
-	// run followed by the lookahead run.
-	Fig11 []LookaheadPair
+	// Fig9 holds the fixed-batch sweeps under the paper reading of t_R
+	// (the checked values); Fig9Physical the same under the physical
+	// reading (reported beside them).
+	Fig9, Fig9Physical Fig9Result
+	// Fig11 holds the lookahead study under the paper reading: per model and
+	// t_R, the conventional run followed by the lookahead run;
+	// Fig11Physical the same under the physical reading.
+	Fig11, Fig11Physical []LookaheadPair
 	// Fig10 is the CPU-GPU offloading comparison (nil when not run).
 	Fig10 *Fig10Result
 	// GPUValidation is the timing model's leave-one-out error per kind.
@@ -28,4 +31,12 @@ type ModelRow struct {
 	Footprint dash.Footprint
 	// Paper marks the six models of the paper's Table II.
 	Paper bool
+}
+
+// fig9 is the Fig. 9 result of a reading.
+func (a *Artifacts) fig9(r dash.Reading) *Fig9Result {
+	if r == dash.ReadingPaper {
+		return &a.Fig9
+	}
+	return &a.Fig9Physical
 }

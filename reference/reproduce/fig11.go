@@ -24,6 +24,8 @@ type LookaheadPair struct {
 	// Model is the catalogue id; TRead the HBF read latency.
 	Model string
 	TRead unit.Duration
+	// Reading is the reading of t_R both runs used.
+	Reading dash.Reading
 	// Conventional and Lookahead are the two runs.
 	Conventional, Lookahead sim.Result
 }
@@ -39,14 +41,14 @@ func (p LookaheadPair) TPOTReductionPct() float64 {
 }
 
 // LookaheadStudy runs every model at every t_R on system with batch
-// B and lengths prompt/output, with and without lookahead selection, in
-// parallel (workers 0: one per CPU).
-func LookaheadStudy(models []string, tReads []unit.Duration, system string, batch, prompt, output, workers int) ([]LookaheadPair, error) {
+// B and lengths prompt/output under a reading of t_R, with and without
+// lookahead selection, in parallel (workers 0: one per CPU).
+func LookaheadStudy(r dash.Reading, models []string, tReads []unit.Duration, system string, batch, prompt, output, workers int) ([]LookaheadPair, error) {
 	var cases []Case
 	for _, m := range models {
 		for _, tr := range tReads {
 			for _, on := range []bool{false, true} {
-				cases = append(cases, Case{Model: m, System: system, Batch: batch, Prompt: prompt, Output: output,
+				cases = append(cases, Case{Model: m, System: system, Batch: batch, Prompt: prompt, Output: output, Reading: r,
 					Modify: func(b dash.ExperimentBuilder) dash.ExperimentBuilder { return b.TRead(tr).Lookahead(on) }})
 			}
 		}
@@ -60,7 +62,7 @@ func LookaheadStudy(models []string, tReads []unit.Duration, system string, batc
 		if points[i].Err != "" {
 			return nil, fmt.Errorf("%s on %s: %s", points[i].Model, system, points[i].Err)
 		}
-		out = append(out, LookaheadPair{Model: points[i].Model, TRead: tReads[(i/2)%len(tReads)],
+		out = append(out, LookaheadPair{Model: points[i].Model, TRead: tReads[(i/2)%len(tReads)], Reading: r,
 			Conventional: points[i].Result, Lookahead: points[i+1].Result})
 	}
 	return out, nil
@@ -72,17 +74,23 @@ func init() {
 
 func runFig11(opts Options, art *Artifacts) (Values, error) {
 	var v Values
-	pairs, err := LookaheadStudy(Fig11Models, Fig11TReads, "dash", 1, 4096, 128, opts.Workers)
-	if err != nil {
-		return v, err
-	}
-	art.Fig11 = pairs
-	for _, p := range pairs {
-		id := fmt.Sprintf("fig11.%s.tr%dus.", p.Model, int(p.TRead/unit.Microsecond))
-		detail := fmt.Sprintf("B=1, 4K/128 on dash, t_R %v: TPOT %v -> %v, E2E %v -> %v",
-			p.TRead, p.Conventional.TPOT, p.Lookahead.TPOT, p.Conventional.E2E, p.Lookahead.E2E)
-		v.Set(id+"e2e_reduction_pct", p.E2EReductionPct(), detail)
-		v.Set(id+"tpot_reduction_pct", p.TPOTReductionPct(), detail)
+	for _, r := range dash.Readings() {
+		pairs, err := LookaheadStudy(r, Fig11Models, Fig11TReads, "dash", 1, 4096, 128, opts.Workers)
+		if err != nil {
+			return v, fmt.Errorf("%v reading: %w", r, err)
+		}
+		if r == dash.ReadingPaper {
+			art.Fig11 = pairs
+		} else {
+			art.Fig11Physical = pairs
+		}
+		for _, p := range pairs {
+			id := fmt.Sprintf("fig11.%s.tr%dus.", p.Model, int(p.TRead/unit.Microsecond))
+			detail := fmt.Sprintf("B=1, 4K/128 on dash, t_R %v, %v reading: TPOT %v -> %v, E2E %v -> %v",
+				p.TRead, r, p.Conventional.TPOT, p.Lookahead.TPOT, p.Conventional.E2E, p.Lookahead.E2E)
+			v.Set(id+"e2e_reduction_pct"+ReadingSuffix(r), p.E2EReductionPct(), detail)
+			v.Set(id+"tpot_reduction_pct"+ReadingSuffix(r), p.TPOTReductionPct(), detail)
+		}
 	}
 	return v, nil
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/dashlab/dashlab/dash"
 	"github.com/dashlab/dashlab/dash/unit"
 	"github.com/dashlab/dashlab/reference"
 )
@@ -36,7 +37,7 @@ var Fig9bWorkloads = []Fig9bWorkload{
 	{"512/16", 512, 16}, {"4K/16", 4096, 16}, {"512/20K", 512, 20480}, {"20K/20K", 20480, 20480},
 }
 
-// Fig9Result holds the sweeps behind Fig. 9.
+// Fig9Result holds the sweeps behind Fig. 9 under one reading of t_R.
 type Fig9Result struct {
 	A []Point // 1K/128, B in {1,4,16,64}
 	B []Point // B = 1, the Fig9bWorkloads
@@ -47,40 +48,80 @@ func init() {
 	register(group{name: "fig9b", prefixes: []string{"fig9b."}, run: runFig9b})
 }
 
-func runFig9a(opts Options, art *Artifacts) (Values, error) {
+// Fig9Case is the Fig. 9 case of a model, system and workload under a
+// reading of t_R. The DASH architectures (dash, compact-dash and their
+// pair-count variants) select experts early where the router allows (§I
+// and §V-C make lookahead part of DASH; routers with an expert bias keep
+// conventional selection); the single-path baselines select conventionally,
+// as in the paper.
+func Fig9Case(model, system string, batch, prompt, output int, r dash.Reading) Case {
+	c := Case{Model: model, System: system, Batch: batch, Prompt: prompt, Output: output, Reading: r}
+	if IsDASH(system) {
+		c.Modify = func(b dash.ExperimentBuilder) dash.ExperimentBuilder { return b.Lookahead(true) }
+	}
+	return c
+}
+
+// IsDASH reports whether a named system is a DASH architecture (both the
+// direct and the relay path), as opposed to a single-path baseline.
+func IsDASH(system string) bool {
+	s, err := dash.PaperSystem(system)
+	return err == nil && s.Topology.Direct() && s.Topology.Relay()
+}
+
+// ReadingSuffix is the id suffix of values computed under a reading: ""
+// for the paper reading (the checked values) and ".physical" for the
+// physical reading (reported beside them).
+func ReadingSuffix(r dash.Reading) string {
+	if r == dash.ReadingPaper {
+		return ""
+	}
+	return "." + r.String()
+}
+
+func fig9aSpecs(r dash.Reading) []Case {
 	var specs []Case
 	for _, m := range reference.Fig9ModelIDs {
 		for _, b := range Fig9aBatches {
 			for _, s := range Fig9Systems {
-				specs = append(specs, Case{Model: m, System: s, Batch: b, Prompt: 1024, Output: 128})
+				specs = append(specs, Fig9Case(m, s, b, 1024, 128, r))
 			}
 		}
 	}
-	points := runSweep(specs, opts.Workers)
-	art.Fig9.A = points
+	return specs
+}
+
+func runFig9a(opts Options, art *Artifacts) (Values, error) {
 	var v Values
-	if err := SweepErr(points); err != nil {
-		return v, err
-	}
-	var b4 []Case
-	for _, sp := range specs {
-		if sp.Batch == 4 {
-			b4 = append(b4, sp)
+	for _, r := range dash.Readings() {
+		specs := fig9aSpecs(r)
+		points := runSweep(specs, opts.Workers)
+		art.fig9(r).A = points
+		if err := SweepErr(points); err != nil {
+			return v, fmt.Errorf("%v reading: %w", r, err)
 		}
+		var b4 []Case
+		for _, sp := range specs {
+			if sp.Batch == 4 {
+				b4 = append(b4, sp)
+			}
+		}
+		sfx := ReadingSuffix(r)
+		if err := setPairedGeomeans(&v, "fig9a", sfx, points, specs, fmt.Sprintf("(model, B) pairs, %v reading", r)); err != nil {
+			return v, err
+		}
+		tput, e2e, err := paired(points, b4, "relay-only")
+		if err != nil {
+			return v, err
+		}
+		what := fmt.Sprintf("B=4, five models, %v reading", r)
+		v.Set("intro.b4.throughput_speedup_geomean.vs_relay_only"+sfx, Geomean(tput), what)
+		v.Set("intro.b4.e2e_reduction_pct.vs_relay_only"+sfx, 100*(1-Geomean(e2e)), what)
 	}
-	if err := setPairedGeomeans(&v, "fig9a", points, specs, "(model, B) pairs"); err != nil {
-		return v, err
-	}
-	tput, e2e, err := paired(points, b4, "relay-only")
-	if err != nil {
-		return v, err
-	}
-	v.Set("intro.b4.throughput_speedup_geomean.vs_relay_only", Geomean(tput), "B=4, five models")
-	v.Set("intro.b4.e2e_reduction_pct.vs_relay_only", 100*(1-Geomean(e2e)), "B=4, five models")
 	return v, nil
 }
 
-func fig9bSpecs() []Case {
+func fig9bSpecs(r dash.Reading) []Case {
 	var specs []Case
 	for _, m := range reference.Fig9ModelIDs {
 		model := reference.MustModel(m)
@@ -89,7 +130,7 @@ func fig9bSpecs() []Case {
 				continue // the paper includes only workloads within the context window
 			}
 			for _, s := range Fig9Systems {
-				specs = append(specs, Case{Model: m, System: s, Batch: 1, Prompt: w.Prompt, Output: w.Output})
+				specs = append(specs, Fig9Case(m, s, 1, w.Prompt, w.Output, r))
 			}
 		}
 	}
@@ -97,16 +138,18 @@ func fig9bSpecs() []Case {
 }
 
 func runFig9b(opts Options, art *Artifacts) (Values, error) {
-	specs := fig9bSpecs()
-	points := runSweep(specs, opts.Workers)
-	art.Fig9.B = points
 	var v Values
-	if err := SweepErr(points); err != nil {
-		return v, err
-	}
-	if err := setPairedGeomeans(&v, "fig9b", points, specs,
-		"(model, workload) pairs; the paper's 20 include Llama 4's 4K/256K and 4K/1M KV-spill cases, not simulated yet"); err != nil {
-		return v, err
+	for _, r := range dash.Readings() {
+		specs := fig9bSpecs(r)
+		points := runSweep(specs, opts.Workers)
+		art.fig9(r).B = points
+		if err := SweepErr(points); err != nil {
+			return v, fmt.Errorf("%v reading: %w", r, err)
+		}
+		if err := setPairedGeomeans(&v, "fig9b", ReadingSuffix(r), points, specs,
+			fmt.Sprintf("(model, workload) pairs, %v reading; the paper's 20 include Llama 4's 4K/256K and 4K/1M KV-spill cases, not simulated yet", r)); err != nil {
+			return v, err
+		}
 	}
 	// The KV footprint of the Llama 4 long decode follows from the spec.
 	m := reference.MustModel("llama4-maverick")
@@ -127,14 +170,14 @@ func runFig9b(opts Options, art *Artifacts) (Values, error) {
 var Llama4LongDecode = Fig9bWorkload{Label: "4K/1M", Prompt: 4096, Output: 1_000_000}
 
 // setPairedGeomeans sets the prefix's throughput-speedup and E2E-reduction
-// geomeans of DASH over each baseline.
-func setPairedGeomeans(v *Values, prefix string, points []Point, specs []Case, what string) error {
+// geomeans of DASH over each baseline, with the reading's id suffix.
+func setPairedGeomeans(v *Values, prefix, readingSuffix string, points []Point, specs []Case, what string) error {
 	for _, base := range []string{"relay-only", "direct-only"} {
 		tput, e2e, err := paired(points, specs, base)
 		if err != nil {
 			return err
 		}
-		suffix := ".vs_" + strings.ReplaceAll(base, "-", "_")
+		suffix := ".vs_" + strings.ReplaceAll(base, "-", "_") + readingSuffix
 		n := fmt.Sprintf("%d %s", len(tput), what)
 		v.Set(prefix+".throughput_speedup_geomean"+suffix, Geomean(tput), "geomean of decode-throughput ratios over "+n+misfits(points))
 		v.Set(prefix+".e2e_reduction_pct"+suffix, 100*(1-Geomean(e2e)), "1 - geomean of E2E ratios over "+n)

@@ -28,8 +28,13 @@ type Row struct {
 	Deviation *float64 `json:"deviation"`
 	// Tolerance is the allowed absolute deviation.
 	Tolerance float64 `json:"tolerance"`
-	// Pass is nil when not simulated.
+	// Pass is nil when not simulated, and for values reported beside a
+	// checked one without being checked (the physical reading).
 	Pass *bool `json:"pass"`
+	// Reading is the reading of the HBF read latency t_R the value was
+	// computed under, for ids computed under both: "paper" (checked) or
+	// "physical" (id suffix ".physical", reported, not checked).
+	Reading string `json:"reading,omitempty"`
 	// Note is the paper entry's note; Detail says how the value was
 	// obtained and, for a miss, the likely cause.
 	Note string `json:"note,omitempty"`
@@ -130,7 +135,18 @@ func Run(opts Options) (Report, error) {
 			r.Simulated, r.Deviation, r.Pass = &sim, &dev, &pass
 			r.Detail = all.detail[e.ID]
 		}
+		phys, hasPhys := all.v[e.ID+PhysicalSuffix]
+		if hasPhys {
+			r.Reading = "paper"
+		}
 		rep.Rows = append(rep.Rows, r)
+		if hasPhys {
+			p := r
+			dev := phys - e.Value
+			p.ID, p.Simulated, p.Deviation, p.Pass = e.ID+PhysicalSuffix, &phys, &dev, nil
+			p.Reading, p.Detail = "physical", all.detail[e.ID+PhysicalSuffix]
+			rep.Rows = append(rep.Rows, p)
+		}
 	}
 	if len(rep.Rows) == 0 && len(errs) == 0 {
 		errs = append(errs, fmt.Errorf("no paper id starts with %q", opts.Only))
@@ -138,7 +154,7 @@ func Run(opts Options) (Report, error) {
 	// Values a group computes that paper.yaml lacks are a programming error.
 	var extra []string
 	for id := range all.v {
-		if _, err := reference.PaperValue(id); err != nil {
+		if _, err := reference.PaperValue(strings.TrimSuffix(id, PhysicalSuffix)); err != nil {
 			extra = append(extra, id)
 		}
 	}
@@ -149,12 +165,19 @@ func Run(opts Options) (Report, error) {
 	return rep, errors.Join(errs...)
 }
 
-// Summary counts simulated, passing and not-yet-simulated rows.
+// PhysicalSuffix ends the id of a value computed under the physical
+// reading of t_R, reported beside the checked value of the same id.
+const PhysicalSuffix = ".physical"
+
+// Summary counts simulated (checked), passing and not-yet-simulated rows;
+// rows reported beside a checked one (Reported) are in none of them.
 func (r Report) Summary() (simulated, passed, pending int) {
 	for _, row := range r.Rows {
 		switch {
 		case row.Simulated == nil:
 			pending++
+		case row.Pass == nil:
+			// reported, not checked
 		case *row.Pass:
 			simulated++
 			passed++
@@ -163,6 +186,18 @@ func (r Report) Summary() (simulated, passed, pending int) {
 		}
 	}
 	return
+}
+
+// Reported counts the rows reported beside a checked one and not checked
+// themselves (the physical reading's values).
+func (r Report) Reported() int {
+	n := 0
+	for _, row := range r.Rows {
+		if row.Simulated != nil && row.Pass == nil {
+			n++
+		}
+	}
+	return n
 }
 
 // pct is 100 * (1 - a/b): the reduction of a relative to b in percent.

@@ -17,6 +17,8 @@ type Point struct {
 	Model, System string
 	// Batch, Prompt and Output are B, L_in and L_out.
 	Batch, Prompt, Output int
+	// Reading is the reading of t_R the point ran under.
+	Reading dash.Reading
 	// Result is valid when Err is empty. A configuration that does not fit
 	// its memory system has Fits false and the planner's message in Err.
 	Result sim.Result
@@ -34,6 +36,9 @@ type Case struct {
 	Model, System string
 	// Batch, Prompt and Output are B, L_in and L_out.
 	Batch, Prompt, Output int
+	// Reading is the reading of t_R (dash.ReadingPhysical, the zero value,
+	// is the stated part; dash.ReadingPaper lifts the array's rate limit).
+	Reading dash.Reading
 	// Modify, when set, changes the experiment before it is built.
 	Modify func(dash.ExperimentBuilder) dash.ExperimentBuilder
 }
@@ -72,9 +77,10 @@ func runSweep(specs []Case, workers int) []Point {
 }
 
 // Build builds the experiment of a case: the catalogue model on the named
-// system with the paper's GPU, the case's workload and its Modify applied.
+// system with the paper's GPU, the case's workload and reading, and its
+// Modify applied.
 func Build(c Case) (dash.Experiment, error) {
-	b := reference.Experiment(c.Model, c.System).Batch(c.Batch).Prompt(c.Prompt).Output(c.Output)
+	b := reference.Experiment(c.Model, c.System).Batch(c.Batch).Prompt(c.Prompt).Output(c.Output).Reading(c.Reading)
 	if c.Modify != nil {
 		b = c.Modify(b)
 	}
@@ -82,7 +88,7 @@ func Build(c Case) (dash.Experiment, error) {
 }
 
 func runPoint(s Case) Point {
-	p := Point{Model: s.Model, System: s.System, Batch: s.Batch, Prompt: s.Prompt, Output: s.Output}
+	p := Point{Model: s.Model, System: s.System, Batch: s.Batch, Prompt: s.Prompt, Output: s.Output, Reading: s.Reading}
 	exp, err := Build(s)
 	if err != nil {
 		p.Err = err.Error()
