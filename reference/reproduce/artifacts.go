@@ -19,6 +19,10 @@ type Artifacts struct {
 	Fig11, Fig11Physical []LookaheadPair
 	// Fig10 is the CPU-GPU offloading comparison (nil when not run).
 	Fig10 *Fig10Result
+	// Energy prices Fig. 9(a)'s runs (memory-system energy per token).
+	Energy []EnergyPoint
+	// Endurance is the HBF lifetime study (nil when not run).
+	Endurance *EnduranceResult
 	// GPUValidation is the timing model's leave-one-out error per kind.
 	GPUValidation []gpu.ErrorStats
 }

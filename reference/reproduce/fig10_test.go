@@ -10,11 +10,11 @@ func TestFig10(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(rep.Rows) != 4 {
+	if len(rep.Rows) != 8 {
 		t.Fatalf("%d rows", len(rep.Rows))
 	}
 	for _, r := range rep.Rows {
-		if r.Simulated == nil {
+		if r.Simulated == nil || (r.Pass == nil) != strings.HasSuffix(r.ID, PhysicalSuffix) {
 			t.Fatalf("%s not simulated", r.ID)
 		}
 		if strings.Contains(r.ID, "slowdown") && *r.Simulated <= 1 {
@@ -22,7 +22,7 @@ func TestFig10(t *testing.T) {
 		}
 	}
 	f := rep.Artifacts.Fig10
-	if f == nil || len(f.Evaluations) != len(Fig10Batches) || len(f.Measured16) != len(Fig10Batches) {
+	if f == nil || len(f.Evaluations) != len(Fig10Batches) || len(f.Measured16) != len(Fig10Batches) || len(f.Physical) != len(Fig10Batches) {
 		t.Fatalf("artifacts %+v", f)
 	}
 	for _, e := range f.Evaluations {

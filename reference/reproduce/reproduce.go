@@ -89,6 +89,12 @@ var groups []group
 
 func register(g group) { groups = append(groups, g) }
 
+// derivations compute artifacts from other groups' artifacts (or for no
+// paper id) once every group has run.
+var derivations []func(opts Options, art *Artifacts) error
+
+func derive(d func(opts Options, art *Artifacts) error) { derivations = append(derivations, d) }
+
 func matches(prefix string, g group) bool {
 	for _, p := range g.prefixes {
 		if strings.HasPrefix(p, prefix) || strings.HasPrefix(prefix, p) {
@@ -123,6 +129,11 @@ func Run(opts Options) (Report, error) {
 		}
 		for id, x := range v.v {
 			all.Set(id, x, v.detail[id])
+		}
+	}
+	for _, d := range derivations {
+		if err := d(opts, &rep.Artifacts); err != nil {
+			errs = append(errs, err)
 		}
 	}
 	for _, e := range entries {

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/dashlab/dashlab/dash"
 	"github.com/dashlab/dashlab/dash/offload"
 	"github.com/dashlab/dashlab/reference"
 	"github.com/dashlab/dashlab/reference/reproduce"
@@ -21,6 +22,7 @@ type offloadJSON struct {
 	SchemaVersion int               `json:"schema_version"`
 	Model         string            `json:"model"`
 	HostProfile   string            `json:"host_profile"`
+	Reading       string            `json:"reading"`
 	Prompt        int               `json:"prompt_tokens"`
 	Output        int               `json:"output_tokens"`
 	Evaluations   []offloadRowJSON  `json:"evaluations"`
@@ -66,12 +68,13 @@ type amdahlFitJSON struct {
 }
 
 func runOffload(args []string, _ io.Reader, stdout, stderr io.Writer) error {
-	fs := newFlags("offload", "offload [--batches 1,4,16,64] [--cores 32] [--prompt 1024] [--output 128] [--host-dir DIR] [--format table|json]", stderr)
+	fs := newFlags("offload", "offload [--batches 1,4,16,64] [--cores 32] [--prompt 1024] [--output 128] [--host-dir DIR] [--reading paper|physical] [--format table|json]", stderr)
 	batches := fs.String("batches", "1,4,16,64", "comma-separated batch sizes (each must have been measured on the host)")
 	cores := fs.Int("cores", reproduce.Fig10Cores, "host core cap for CPU compute and the Hybrid (core counts not measured come from the core-scaling model)")
 	prompt := fs.Int("prompt", 1024, "prompt tokens L_in")
 	output := fs.Int("output", 128, "output tokens L_out")
 	hostDir := fs.String("host-dir", "", "directory with cpu_expert.csv and h2d.csv measured on your host (default: the shipped "+reference.HostOffloadProfile+")")
+	readingName := fs.String("reading", "paper", "reading of t_R for the engine's DASH run: paper or physical")
 	format := fs.String("format", "table", "output format: table or json")
 	if err := parse(fs, args); err != nil {
 		return err
@@ -81,6 +84,10 @@ func runOffload(args []string, _ io.Reader, stdout, stderr io.Writer) error {
 	}
 	if fs.NArg() > 0 {
 		return fmt.Errorf("%w: unexpected argument %q", errUsage, fs.Arg(0))
+	}
+	reading, err := dash.ParseReading(*readingName)
+	if err != nil {
+		return fmt.Errorf("%w: --reading: %v", errUsage, err)
 	}
 	bs, err := parseInts("--batches", *batches)
 	if err != nil {
@@ -96,7 +103,8 @@ func runOffload(args []string, _ io.Reader, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	evs, err := reproduce.OffloadStudy(host, reproduce.Fig10Model, bs, *prompt, *output, []int{*cores}, 0)
+	evs, err := reproduce.OffloadStudy(host, reproduce.OffloadOptions{Model: reproduce.Fig10Model, Batches: bs,
+		Prompt: *prompt, Output: *output, Cores: []int{*cores}, Reading: reading})
 	if err != nil {
 		return err
 	}
@@ -104,7 +112,7 @@ func runOffload(args []string, _ io.Reader, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	out := offloadJSON{SchemaVersion: 1, Model: reproduce.Fig10Model, HostProfile: host.Name, Prompt: *prompt, Output: *output,
+	out := offloadJSON{SchemaVersion: 1, Model: reproduce.Fig10Model, HostProfile: host.Name, Reading: reading.String(), Prompt: *prompt, Output: *output,
 		Notes: map[string]string{
 			"cores_modelled":   "core caps the host did not measure come from a per-batch Amdahl fit T(c) = serial + parallel/c",
 			"weight_streaming": "uncached experts copied host->GPU over PCIe at the measured copy time, overlapped with GPU expert compute",

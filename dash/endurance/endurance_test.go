@@ -1,0 +1,71 @@
+package endurance
+
+import (
+	"math"
+	"testing"
+
+	"github.com/dashlab/dashlab/dash/unit"
+)
+
+var base = Inputs{KVCapacity: 900 * unit.GB, PECycles: 1e5, WriteAmplification: 1, WriteRate: 1 * unit.GBps, Utilization: 0.5}
+
+func TestLifetimeClosedForm(t *testing.T) {
+	y, err := base.LifetimeYears()
+	want := 900e9 * 1e5 / (1 * 1e9 * 0.5) / SecondsPerYear
+	if err != nil || math.Abs(y-want) > 1e-9*want {
+		t.Errorf("lifetime %g years, want %g (%v)", y, want, err)
+	}
+}
+
+func TestLifetimeFallsAsWriteAmplificationRises(t *testing.T) {
+	prev := math.Inf(1)
+	for _, wa := range []float64{1, 1.1, 1.5, 2, 3, 5, 10} {
+		in := base
+		in.WriteAmplification = wa
+		y, err := in.LifetimeYears()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !(y < prev) {
+			t.Errorf("A_W %g: lifetime %g years, not below %g", wa, y, prev)
+		}
+		prev = y
+	}
+	// And with every other term: more cycles or capacity lengthen it; more
+	// writes or load shorten it.
+	more := base
+	more.PECycles *= 2
+	more.KVCapacity *= 2
+	busier := base
+	busier.WriteRate *= 2
+	busier.Utilization = 0.9
+	b, _ := base.LifetimeYears()
+	m, _ := more.LifetimeYears()
+	h, _ := busier.LifetimeYears()
+	if !(m > b && h < b) {
+		t.Errorf("base %g, more capacity %g, busier %g", b, m, h)
+	}
+}
+
+func TestLifetimeRefusesBadInputs(t *testing.T) {
+	for _, bad := range []func(*Inputs){
+		func(in *Inputs) { in.WriteAmplification = 0.5 },
+		func(in *Inputs) { in.WriteAmplification = math.NaN() },
+		func(in *Inputs) { in.Utilization = 0 },
+		func(in *Inputs) { in.Utilization = 1.5 },
+		func(in *Inputs) { in.PECycles = 0 },
+		func(in *Inputs) { in.KVCapacity = 0 },
+		func(in *Inputs) { in.WriteRate = -1 },
+	} {
+		in := base
+		bad(&in)
+		if _, err := in.LifetimeYears(); err == nil {
+			t.Errorf("%+v accepted", in)
+		}
+	}
+	idle := base
+	idle.WriteRate = 0
+	if s, err := idle.LifetimeSeconds(); err != nil || !math.IsInf(s, 1) {
+		t.Errorf("no writes: %g, %v", s, err)
+	}
+}

@@ -1,0 +1,85 @@
+package reproduce
+
+import (
+	"fmt"
+
+	"github.com/dashlab/dashlab/dash"
+	"github.com/dashlab/dashlab/dash/endurance"
+	"github.com/dashlab/dashlab/dash/sim"
+)
+
+// HBF endurance (§VI-H) at the Table III workload: Qwen3-235B-A22B with
+// 4,096-token prompts and 128 output tokens, B_max = 32.
+
+// EnduranceLoads are Table III's loads (fractions of full-load throughput).
+var EnduranceLoads = []float64{0.5, 0.75, 0.9}
+
+// EnduranceCase is the full-load run R_HBF is measured from: the Table III
+// workload as a backlogged fixed batch of B_max requests.
+// (DASH as in Fig. 9, under the paper reading of t_R).
+var EnduranceCase = Fig9Case("qwen3-235b-a22b", "dash", 32, 4096, 128, dash.ReadingPaper)
+
+// NoGCWriteAmplification is A_W when no garbage-collection model measured
+// it: 1, the lower bound (every written byte programmed once).
+const NoGCWriteAmplification = 1.0
+
+// EnduranceResult is the lifetime at each load and P/E budget.
+type EnduranceResult struct {
+	// Measurement holds R_HBF, C_KV and A_W with their sources.
+	Measurement endurance.Measurement
+	// Run is the engine run R_HBF came from.
+	Run sim.Result
+	// Loads and PECycles are the axes; Years[i][j] is the lifetime at
+	// Loads[i] and PECycles[j].
+	Loads, PECycles []float64
+	Years           [][]float64
+}
+
+// EnduranceStudy runs c, measures R_HBF and C_KV from it, takes A_W = wa
+// (from waSource), and evaluates the lifetime at every load and P/E budget.
+func EnduranceStudy(c Case, wa float64, waSource string, loads, pe []float64) (EnduranceResult, error) {
+	exp, err := Build(c)
+	if err != nil {
+		return EnduranceResult{}, err
+	}
+	r, err := sim.Run(exp)
+	if err != nil {
+		return EnduranceResult{}, err
+	}
+	m, err := endurance.FromFixedBatch(r, exp.Plan(), wa, waSource)
+	if err != nil {
+		return EnduranceResult{}, err
+	}
+	res := EnduranceResult{Measurement: m, Run: r, Loads: loads, PECycles: pe}
+	for _, u := range loads {
+		var row []float64
+		for _, e := range pe {
+			y, err := m.Inputs(e, u).LifetimeYears()
+			if err != nil {
+				return EnduranceResult{}, fmt.Errorf("load %g, %g P/E cycles: %w", u, e, err)
+			}
+			row = append(row, y)
+		}
+		res.Years = append(res.Years, row)
+	}
+	return res, nil
+}
+
+// DefaultEndurance is the study with the engine's measured write rate and
+// A_W = 1 (no GC model yet).
+func DefaultEndurance() (EnduranceResult, error) {
+	return EnduranceStudy(EnduranceCase, NoGCWriteAmplification,
+		"1: lower bound, no garbage-collection model measured it (the serving/GC wiring is missing)",
+		EnduranceLoads, endurance.PECycles)
+}
+
+func init() {
+	derive(func(opts Options, art *Artifacts) error {
+		if opts.Only != "" {
+			return nil
+		}
+		res, err := DefaultEndurance()
+		art.Endurance = &res
+		return err
+	})
+}

@@ -1,0 +1,63 @@
+package reproduce
+
+import (
+	"github.com/dashlab/dashlab/dash"
+	"github.com/dashlab/dashlab/dash/energy"
+)
+
+// Energy per generated token (beyond the paper): the memory system's
+// energy on Fig. 9(a)'s workloads, priced from the engine's per-route byte
+// counters and NAND page-wave counts (see package energy).
+
+// EnergyPoint is one simulation priced.
+type EnergyPoint struct {
+	// Model and System are catalogue ids; Batch is B.
+	Model, System string
+	Batch         int
+	// Params are the prices used.
+	Params energy.Params
+	// Breakdown is valid when Err is empty.
+	Breakdown energy.Breakdown
+	// Err says why there is no breakdown ("does not fit" for a
+	// configuration the memory system cannot hold).
+	Err string
+}
+
+// Fig9aCases are Fig. 9(a)'s simulations: the five models at 1K/128, B in
+// {1, 4, 16, 64}, on the four systems, under the paper reading of t_R.
+func Fig9aCases() []Case { return fig9aSpecs(dash.ReadingPaper) }
+
+// EnergyStudy prices every point with the parameters params gives for the
+// point's system (nil: [energy.DefaultParams] of its HBF part).
+func EnergyStudy(points []Point, params func(dash.SystemSpec) energy.Params) ([]EnergyPoint, error) {
+	if params == nil {
+		params = func(s dash.SystemSpec) energy.Params { return energy.DefaultParams(s.HBF) }
+	}
+	var out []EnergyPoint
+	for _, p := range points {
+		e := EnergyPoint{Model: p.Model, System: p.System, Batch: p.Batch, Err: p.Err}
+		s, err := dash.PaperSystem(p.System)
+		if err != nil {
+			return nil, err
+		}
+		e.Params = params(s)
+		if p.Err == "" {
+			if e.Breakdown, err = energy.Of(p.Result, s.HBF, e.Params); err != nil {
+				return nil, err
+			}
+		}
+		out = append(out, e)
+	}
+	return out, nil
+}
+
+func init() {
+	derive(func(opts Options, art *Artifacts) error {
+		if len(art.Fig9.A) == 0 {
+			return nil
+		}
+		var err error
+		art.Energy, err = EnergyStudy(art.Fig9.A, nil)
+		return err
+	})
+}
