@@ -1,0 +1,139 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/dashlab/dashlab/reference/sweep"
+	"github.com/schollz/progressbar/v3"
+)
+
+func init() {
+	register(&command{name: "sweep", summary: "run a design-space sweep from a spec file (sharded, resumable); 'sweep merge' joins shards", run: runSweep})
+}
+
+const sweepUsage = `sweep --spec SWEEP.yaml --out FILE.{csv,jsonl,parquet} [--workers N] [--shard i/n|auto/n] [--quiet] [--dry-run]
+       dashlab sweep merge OUT PARTS...`
+
+func runSweep(args []string, _ io.Reader, stdout, stderr io.Writer) error {
+	if len(args) > 0 && args[0] == "merge" {
+		return runSweepMerge(args[1:], stdout, stderr)
+	}
+	fs := newFlags("sweep", sweepUsage, stderr)
+	specPath := fs.String("spec", "", "sweep spec (YAML: base experiment, axes, zip, where; see reference/sweeps/)")
+	out := fs.String("out", "", "output file; its extension picks the format: .csv, .jsonl or .parquet. Re-running resumes it")
+	workers := fs.Int("workers", 0, "simulations run at once (0: one per CPU)")
+	shardFlag := fs.String("shard", "", "run part i of n (0-based), or auto/n to take i from SLURM_ARRAY_TASK_ID or JOB_COMPLETION_INDEX")
+	quiet := fs.Bool("quiet", false, "no progress bar")
+	dry := fs.Bool("dry-run", false, "validate every point and print the plan (points, shard sizes) without running")
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("%w: unexpected argument %q", errUsage, fs.Arg(0))
+	}
+	if *specPath == "" {
+		return fmt.Errorf("%w: --spec is required", errUsage)
+	}
+	if *workers < 0 {
+		return fmt.Errorf("%w: --workers %d: must not be negative", errUsage, *workers)
+	}
+	var shard sweep.Shard
+	if *shardFlag != "" {
+		var err error
+		if shard, err = sweep.ParseShard(*shardFlag, nil); err != nil {
+			return fmt.Errorf("%w: --shard: %v", errUsage, err)
+		}
+	}
+	spec, err := sweep.LoadSpec(*specPath)
+	if err != nil {
+		return err
+	}
+	plan, err := spec.Compile()
+	if err != nil {
+		return err
+	}
+	points, err := plan.ShardPoints(shard)
+	if err != nil {
+		return err
+	}
+	if *dry {
+		fmt.Fprintf(stdout, "sweep %s (%s): %d points over %v; shard %v: %d points; columns %v\n",
+			plan.Name(), plan.Kind(), plan.Len(), plan.Axes(), shard, len(points), plan.Header().Columns())
+		return nil
+	}
+	if *out == "" {
+		return fmt.Errorf("%w: --out is required", errUsage)
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	opts := sweep.RunOptions{Workers: *workers, Shard: shard}
+	var bar *progressbar.ProgressBar
+	if !*quiet {
+		opts.Progress = func(done, total int) {
+			if bar == nil {
+				bar = progressbar.NewOptions(total, progressbar.OptionSetWriter(stderr),
+					progressbar.OptionSetDescription("sweep "+plan.Name()), progressbar.OptionShowCount(),
+					progressbar.OptionShowIts(), progressbar.OptionSetItsString("points"),
+					progressbar.OptionSetPredictTime(true), progressbar.OptionThrottle(200*time.Millisecond),
+					progressbar.OptionFullWidth(), progressbar.OptionOnCompletion(func() { fmt.Fprintln(stderr) }))
+			}
+			_ = bar.Set(done)
+		}
+	}
+	start := time.Now()
+	sum, err := sweep.RunFile(ctx, plan, *out, opts)
+	elapsed := time.Since(start)
+	if bar != nil && !bar.IsFinished() {
+		fmt.Fprintln(stderr)
+	}
+	what := fmt.Sprintf("%d points", sum.Points)
+	if shard.Count > 0 {
+		what = fmt.Sprintf("shard %v: %d of %d points", shard, sum.Points, plan.Len())
+	}
+	if err != nil {
+		if errors.Is(err, context.Canceled) {
+			return fmt.Errorf("interrupted: %d of the %s written to %s (%d ran now); run the same command again to resume",
+				sum.Existing+sum.Ran, what, *out, sum.Ran)
+		}
+		return err
+	}
+	rate := ""
+	if sum.Ran > 0 {
+		rate = fmt.Sprintf(", %.1f points/s", float64(sum.Ran)/elapsed.Seconds())
+	}
+	fmt.Fprintf(stdout, "sweep %s: %s -> %s: %d already there, %d run (%d do not fit, %d failed) in %v%s\n",
+		plan.Name(), what, *out, sum.Existing, sum.Ran, sum.DoesNotFit, sum.Failed, elapsed.Round(time.Millisecond), rate)
+	return nil
+}
+
+func runSweepMerge(args []string, stdout, stderr io.Writer) error {
+	fs := newFlags("sweep merge", "sweep merge OUT PARTS...  (joins shard files; every point must be present exactly once)", stderr)
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() < 2 {
+		return fmt.Errorf("%w: want OUT and at least one part", errUsage)
+	}
+	out, parts := fs.Arg(0), fs.Args()[1:]
+	for _, p := range parts {
+		if p == out {
+			return fmt.Errorf("%w: %s is both the output and a part", errUsage, out)
+		}
+	}
+	if err := sweep.Merge(out, parts); err != nil {
+		return err
+	}
+	t, err := sweep.Load(out)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "merged %d parts: %d points -> %s\n", len(parts), len(t.Rows), out)
+	return nil
+}

@@ -1,0 +1,123 @@
+package sweep
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/dashlab/dashlab/dash"
+	"gopkg.in/yaml.v3"
+)
+
+// Spec is the YAML form of a sweep (see the package documentation).
+type Spec struct {
+	// Name labels the sweep.
+	Name string `yaml:"name"`
+	// Kind is the point kind: "fixed" (a fixed-batch run, the default) or
+	// another registered kind (see [RegisterKind]).
+	Kind string `yaml:"kind"`
+	// Base is the base experiment, in the experiment-file form.
+	Base yaml.Node `yaml:"base"`
+	// BaseFile is an experiment file to use as the base instead of Base
+	// (relative paths are relative to the spec file).
+	BaseFile string `yaml:"base_file"`
+	// Params is the base of the kind's own section (for example the serving
+	// load), when the kind has one; its key is the kind's section name.
+	Params map[string]yaml.Node `yaml:",inline"`
+	// Axes are the swept paths, in order (the first varies slowest).
+	Axes []AxisSpec `yaml:"axes"`
+	// Zip groups axes (by path) that advance together.
+	Zip [][]string `yaml:"zip"`
+	// Where keeps only the points meeting every condition ("PATH OP VALUE").
+	Where []string `yaml:"where"`
+
+	// dir resolves relative paths (the spec file's folder).
+	dir string
+}
+
+// AxisSpec is one axis: a path and either a list of values or a range.
+type AxisSpec struct {
+	// Path names the swept field ("overrides.hbf.t_read", "workload.batch").
+	Path string `yaml:"path"`
+	// Values lists the values, in the field's YAML form ("3us", 4, "dash").
+	Values []yaml.Node `yaml:"values"`
+	// Range gives the values as a range instead.
+	Range *RangeSpec `yaml:"range"`
+}
+
+// RangeSpec is an inclusive range of a numeric field, in the field's units:
+// from, to and exactly one of step (linear), factor (geometric) or count
+// (that many points, evenly spaced).
+type RangeSpec struct {
+	// From and To bound the range (both included when reached).
+	From yaml.Node `yaml:"from"`
+	To   yaml.Node `yaml:"to"`
+	// Step is the linear increment.
+	Step yaml.Node `yaml:"step"`
+	// Factor is the geometric ratio (> 1 when to > from).
+	Factor float64 `yaml:"factor"`
+	// Count is the number of evenly spaced points (>= 2).
+	Count int `yaml:"count"`
+}
+
+// LoadSpec reads and decodes a sweep spec file.
+func LoadSpec(path string) (Spec, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return Spec{}, err
+	}
+	return DecodeSpec(bytes.NewReader(data), path, filepath.Dir(path))
+}
+
+// DecodeSpec decodes a sweep spec strictly; dir resolves a relative
+// base_file or model_file.
+func DecodeSpec(r io.Reader, source, dir string) (Spec, error) {
+	var s Spec
+	if err := dash.DecodeStrict(r, source, &s); err != nil {
+		return Spec{}, err
+	}
+	s.dir = dir
+	if s.Name == "" {
+		s.Name = filepath.Base(source)
+	}
+	return s, nil
+}
+
+// Compile validates the spec and every point of it (see [Compile]).
+func (s Spec) Compile() (*Plan, error) { return Compile(s) }
+
+func (s Spec) source() string {
+	if s.Name != "" {
+		return "sweep " + s.Name
+	}
+	return "sweep"
+}
+
+// baseFile decodes the base experiment file of the spec.
+func (s Spec) baseFile() (dash.ExperimentFile, string, error) {
+	switch {
+	case s.BaseFile != "" && s.Base.Kind != 0:
+		return dash.ExperimentFile{}, "", fmt.Errorf("%s: set base or base_file, not both", s.source())
+	case s.BaseFile != "":
+		p := s.BaseFile
+		if !filepath.IsAbs(p) {
+			p = filepath.Join(s.dir, p)
+		}
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return dash.ExperimentFile{}, "", fmt.Errorf("%s: base_file: %w", s.source(), err)
+		}
+		f, err := dash.DecodeExperimentFile(bytes.NewReader(data), p)
+		return f, filepath.Dir(p), err
+	case s.Base.Kind == 0:
+		return dash.ExperimentFile{}, "", fmt.Errorf("%s: base: missing (an experiment: model, system, workload, ...)", s.source())
+	}
+	data, err := yaml.Marshal(&s.Base)
+	if err != nil {
+		return dash.ExperimentFile{}, "", fmt.Errorf("%s: base: %w", s.source(), err)
+	}
+	f, err := dash.DecodeExperimentFile(bytes.NewReader(data), s.source()+": base")
+	return f, s.dir, err
+}
