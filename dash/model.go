@@ -215,7 +215,21 @@ func (m ModelSpec) OutputProjectionWidth() int {
 // LookaheadEligible reports whether exact early expert selection (the
 // paper's section V-C) applies: the router must be scale-invariant and free
 // of an expert-specific additive bias.
-func (m ModelSpec) LookaheadEligible() bool { return !m.Router.ExpertBias }
+func (m ModelSpec) LookaheadEligible() bool { return m.LookaheadReason() == "" }
+
+// LookaheadReason says why early expert selection does not apply to the
+// model's router ("" when it does). A positive per-token factor alpha
+// (the RMSNorm's 1/rms) preserves the order of the logits, hence of their
+// softmax or sigmoid scores and of group maxima; an expert-specific
+// additive bias added after the score function breaks that: the order of
+// sigmoid(alpha z) + b depends on alpha.
+func (m ModelSpec) LookaheadReason() string {
+	if m.Router.ExpertBias {
+		return fmt.Sprintf("router of %s adds an expert-specific bias to its %s scores before top-k (noaux_tc-style e_score_correction_bias): "+
+			"the order of %s(alpha z) + b depends on the RMS factor alpha, so selection stays late (conventional)", m.ID, m.Router.Scoring, m.Router.Scoring)
+	}
+	return ""
+}
 
 // parseLayerList parses "0-93", "1-47/2", "1,3,5" or a mix into sorted,
 // unique layer indices within [0, n).

@@ -121,6 +121,9 @@ func planPlacement(e *experiment) (Plan, error) {
 		p.DerivedBytes = unit.Bytes(f.MoELayers) * LookaheadRouterBytes(m)
 		classBytes[ClassRouter] += p.DerivedBytes
 	}
+	if why := m.LookaheadReason(); e.execution.Lookahead && why != "" {
+		p.Notes = append(p.Notes, "lookahead expert selection off: "+why)
+	}
 	weights := f.Bytes + p.DerivedBytes
 
 	p.KV.BytesPerToken = f.KVBytesPerTokenPerLayer * unit.Bytes(m.NumLayers)

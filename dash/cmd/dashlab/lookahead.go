@@ -1,0 +1,99 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/dashlab/dashlab/dash/lookahead"
+	"github.com/dashlab/dashlab/reference"
+)
+
+func init() {
+	register(&command{name: "lookahead", summary: "check that lookahead expert selection equals conventional routing (FP32)", run: runLookahead})
+}
+
+func runLookahead(args []string, _ io.Reader, stdout, stderr io.Writer) error {
+	if len(args) == 0 || args[0] != "check" {
+		if len(args) > 0 && (args[0] == "-h" || args[0] == "--help") {
+			fmt.Fprintln(stderr, "Usage: dashlab lookahead check --model ID|all [--trials N] [--seed S] [--attn-width W] [--format table|json]")
+			return errHelp
+		}
+		return fmt.Errorf("%w: usage: dashlab lookahead check --model ID|all [--trials N] [--seed S]", errUsage)
+	}
+	fs := newFlags("lookahead check", "lookahead check --model ID|all [--trials N] [--seed S] [--attn-width W] [--format table|json]", stderr)
+	model := fs.String("model", "", "catalogue model id, or all")
+	trials := fs.Int("trials", 10000, "random tokens compared per model")
+	seed := fs.Uint64("seed", 1, "seed of the random draws")
+	perDraw := fs.Int("tokens-per-draw", 1024, "tokens that share one draw of the weights")
+	width := fs.Int("attn-width", 0, "override the attention output width (0: the model's real heads x head_dim)")
+	format := fs.String("format", "table", "output format: table or json")
+	if err := parse(fs, args[1:]); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("%w: unexpected argument %q", errUsage, fs.Arg(0))
+	}
+	if err := checkFormat(*format); err != nil {
+		return err
+	}
+	if *model == "" {
+		return fmt.Errorf("%w: set --model (a catalogue id or all)", errUsage)
+	}
+	if *trials < 1 || *perDraw < 1 || *width < 0 {
+		return fmt.Errorf("%w: --trials and --tokens-per-draw must be at least 1, --attn-width not negative", errUsage)
+	}
+	ids := []string{*model}
+	if *model == "all" {
+		ids = reference.ModelIDs()
+	}
+	var reps []lookahead.Report
+	for _, id := range ids {
+		m, err := reference.Model(id)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(stderr, "lookahead check %s: %d tokens...\n", id, *trials)
+		r, err := lookahead.Check(m, lookahead.Options{Tokens: *trials, Seed: *seed, TokensPerDraw: *perDraw, AttnWidth: *width})
+		if err != nil {
+			return err
+		}
+		reps = append(reps, r)
+	}
+	if *format == "json" {
+		return writeJSON(stdout, reps)
+	}
+	var t table
+	t.add("model", "router", "selection", "hidden", "attn width", "experts", "tokens", "agree", "agree %", "near ties", "flips (near-tie/other)", "max rel. discrepancy", "time")
+	for _, r := range reps {
+		sel := "early"
+		if !r.Eligible {
+			sel = "late"
+		}
+		t.add(r.Model, r.Router, sel, fmt.Sprint(r.Hidden), fmt.Sprint(r.AttnWidth), fmt.Sprint(r.Experts), fmt.Sprint(r.Tokens),
+			fmt.Sprint(r.Agree), fmt.Sprintf("%.3f", r.AgreementPct()), fmt.Sprint(r.NearTies),
+			fmt.Sprintf("%d/%d", r.NearTieFlips, r.AlgebraicFlips), fmt.Sprintf("%.2g", r.MaxRelDiscrepancy), fmt.Sprintf("%.1fs", r.ElapsedSeconds))
+	}
+	t.write(stdout)
+	for _, r := range reps {
+		if r.Reason != "" {
+			fmt.Fprintf(stdout, "\n%s: late selection: %s.\n  Had early selection been used, %d of %d selections would differ.\n",
+				r.Model, r.Reason, r.Disagree, r.Tokens)
+		}
+		for _, f := range r.Flips {
+			if !r.Eligible {
+				break
+			}
+			fmt.Fprintf(stdout, "\n%s token %d: conventional %v, early %v, float64 %v; boundary gap %.3g vs FP32 discrepancy %.3g (%s)\n",
+				r.Model, f.Token, f.Conventional, f.Early, f.Float64, f.BoundaryGap, f.Discrepancy, strings.TrimSpace(nearTie(f.NearTie)))
+		}
+	}
+	return nil
+}
+
+func nearTie(b bool) string {
+	if b {
+		return "a near tie: FP32 rounding"
+	}
+	return "NOT a near tie"
+}
