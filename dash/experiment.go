@@ -86,6 +86,13 @@ func (b ExperimentBuilder) Execution(e ExecutionSpec) ExperimentBuilder { b.exec
 // Lookahead turns early expert determination on or off.
 func (b ExperimentBuilder) Lookahead(on bool) ExperimentBuilder { b.execution.Lookahead = on; return b }
 
+// EarlyDelivery turns early expert delivery (§VI-D) on, into a GPU staging
+// buffer of the given size (0: the GPU's L2), or off.
+func (b ExperimentBuilder) EarlyDelivery(on bool, buffer unit.Bytes) ExperimentBuilder {
+	b.execution.EarlyDelivery, b.execution.EarlyDeliveryBuffer = on, buffer
+	return b
+}
+
 // Modify applies f to a copy of the system spec: the general way to change
 // any memory-system parameter inline.
 func (b ExperimentBuilder) Modify(f func(*SystemSpec)) ExperimentBuilder {

@@ -4,6 +4,9 @@ import (
 	"errors"
 	"fmt"
 	"math"
+
+	"github.com/dashlab/dashlab/dash/gpu"
+	"github.com/dashlab/dashlab/dash/unit"
 )
 
 // WorkloadSpec is a fixed-batch inference job: Batch requests, each with a
@@ -107,6 +110,31 @@ type ExecutionSpec struct {
 	// the profile shows; part of it (the HBM ramp) the DASH memory model
 	// already accounts for, so this switch bounds the effect from below.
 	LaunchOnlyOverhead bool `yaml:"launch_only_overhead,omitempty"`
+	// EarlyDelivery lets selected experts known before their operator starts
+	// (with Lookahead) cross to the GPU ahead of it, into a bounded GPU-side
+	// staging buffer, "allowing HBF read startup and weight delivery to
+	// overlap with the following output projection computation" (§VI-D).
+	// Early segments share the links with the running operators' own data
+	// chunk by chunk, in arrival order (no priority either way); a segment
+	// that finds the buffer full waits in base-die SRAM, as without early
+	// delivery. The room is held until the experts' operator ends. False:
+	// nothing enters the GPU before its operator starts.
+	EarlyDelivery bool `yaml:"early_delivery,omitempty"`
+	// EarlyDeliveryBuffer is the staging buffer's size (0: the GPU's L2
+	// cache, gpu.Spec.L2, 50 MB on the H100: staged weights must stay on the
+	// GPU die until their GEMM starts, and the L2 is the only on-die store
+	// that large; staging in HBM instead would cost a write and a read of
+	// the HBM array the early transfer is meant to save).
+	EarlyDeliveryBuffer unit.Bytes `yaml:"early_delivery_buffer,omitempty"`
+}
+
+// EarlyDeliveryBufferFor is the staging buffer of early expert delivery on
+// a GPU: EarlyDeliveryBuffer, or the GPU's L2 when that is 0.
+func (x ExecutionSpec) EarlyDeliveryBufferFor(g gpu.Spec) unit.Bytes {
+	if x.EarlyDeliveryBuffer > 0 {
+		return x.EarlyDeliveryBuffer
+	}
+	return g.L2
 }
 
 // DefaultKVBlockTokens is the paged-KV block size when none is set.
@@ -122,8 +150,12 @@ func (x ExecutionSpec) BlockTokens() int {
 
 // Validate reports bad execution switches.
 func (x ExecutionSpec) Validate() error {
+	var errs []error
 	if x.KVBlockTokens < 0 {
-		return fmt.Errorf("execution.kv_block_tokens = %d: must not be negative", x.KVBlockTokens)
+		errs = append(errs, fmt.Errorf("execution.kv_block_tokens = %d: must not be negative", x.KVBlockTokens))
 	}
-	return nil
+	if x.EarlyDeliveryBuffer < 0 {
+		errs = append(errs, fmt.Errorf("execution.early_delivery_buffer = %v: must not be negative", x.EarlyDeliveryBuffer))
+	}
+	return errors.Join(errs...)
 }

@@ -29,6 +29,7 @@ type config struct {
 	parallel   bool                // replicated data may be read from HBM and HBF at once
 	arrayRead  unit.BytesPerSecond // +Inf with an unbounded read pipeline
 	readWaves  int                 // read-pipeline depth; 0: unbounded
+	earlyBuf   unit.Bytes          // GPU staging buffer for early expert delivery; 0: off
 }
 
 func newConfig(e dash.Experiment) (config, error) {
@@ -46,6 +47,9 @@ func newConfig(e dash.Experiment) (config, error) {
 		arrayRead: h.ArrayReadBandwidth(), readWaves: h.ReadWavesInFlight,
 	}
 	c.dualPath = c.direct && c.relay && !ex.NoDualPath
+	if ex.EarlyDelivery {
+		c.earlyBuf = ex.EarlyDeliveryBufferFor(e.Timing().GPU())
+	}
 	c.parallel = !ex.NoParallelRead
 	if c.seg > h.PageWave() {
 		c.seg = h.PageWave()
@@ -82,8 +86,9 @@ type opState struct {
 	pending     int     // consumed streams not fully delivered
 	total       unit.Bytes
 	lastBytes   unit.Bytes
-	prefetched  bool // predictable HBF data issued
-	routedDone  bool // selected experts issued
+	prefetched  bool       // predictable HBF data issued
+	routedDone  bool       // selected experts issued
+	early       unit.Bytes // its bytes held in the GPU staging buffer
 }
 
 // engine is one simulation. It is single-threaded and deterministic.
@@ -106,10 +111,11 @@ type engine struct {
 	trace         *traceRec
 	noJump        bool
 	jmp           jumper
-	active        []int32 // unfinished streams, in creation order
-	maxOp         int     // highest operator index with streams or prefetches
-	processed     int64   // events actually handled
-	replayed      int     // passes replayed from the memo
+	active        []int32    // unfinished streams, in creation order
+	maxOp         int        // highest operator index with streams or prefetches
+	gpuStaged     unit.Bytes // bytes held in the GPU staging buffer
+	processed     int64      // events actually handled
+	replayed      int        // passes replayed from the memo
 	tail          *tailRec
 	budget        budget // the run's event and wall-clock limits
 	budgetTick    int    // calls of checkBudget, to read the clock sparingly
@@ -403,12 +409,7 @@ func (e *engine) onTSVDone(stack int, sg seg) {
 	st := &e.streams[sg.stream]
 	switch st.route {
 	case routeDirect:
-		if st.started {
-			e.sendDirect(stack, sg)
-		} else {
-			st.staged = append(st.staged, sg)
-			st.stagedRelay = append(st.stagedRelay, false)
-		}
+		e.toGPU(stack, sg, false)
 	case routeRelay:
 		e.relayHop1(stack, sg)
 	}
@@ -443,12 +444,61 @@ func (e *engine) startRelayHop1(stack int, sg seg) {
 // onUpDone: a relayed segment left HBF SRAM and sits in relay SRAM.
 func (e *engine) onUpDone(stack int, sg seg) {
 	e.releaseSlots(stack, 1)
+	e.toGPU(stack, sg, true)
+}
+
+// toGPU sends a segment that waits in base-die SRAM (relay SRAM when relay)
+// on to the GPU if its consumer has started or it may enter the GPU's
+// staging buffer early; otherwise it stays staged until one of those holds.
+func (e *engine) toGPU(stack int, sg seg, relay bool) {
 	st := &e.streams[sg.stream]
-	if st.started {
+	if !st.started && !e.stageEarly(st, sg) {
+		st.staged = append(st.staged, sg)
+		st.stagedRelay = append(st.stagedRelay, relay)
+		return
+	}
+	if relay {
 		e.relayHop2(stack, sg)
 	} else {
-		st.staged = append(st.staged, sg)
-		st.stagedRelay = append(st.stagedRelay, true)
+		e.sendDirect(stack, sg)
+	}
+}
+
+// stageEarly reserves room in the GPU staging buffer for a segment of a
+// selected-expert stream whose operator has not started (early expert
+// delivery, §VI-D), and reports whether it got it. The room is held until
+// the operator ends.
+func (e *engine) stageEarly(st *stream, sg seg) bool {
+	if !st.early || e.gpuStaged+sg.bytes > e.cfg.earlyBuf {
+		return false
+	}
+	e.gpuStaged += sg.bytes
+	e.ops[st.consumer].early += sg.bytes
+	e.st.earlyBytes += sg.bytes
+	e.st.earlyPeak = max(e.st.earlyPeak, e.gpuStaged)
+	return true
+}
+
+// releaseEarly frees operator i's room in the GPU staging buffer and lets
+// staged segments of operators not yet started take it, oldest stream first.
+func (e *engine) releaseEarly(i int) {
+	op := &e.ops[i]
+	if op.early == 0 {
+		return
+	}
+	e.gpuStaged -= op.early
+	op.early = 0
+	for _, id := range e.active {
+		st := &e.streams[id]
+		for len(st.staged) > 0 && !st.started && e.stageEarly(st, st.staged[0]) {
+			sg, relay := st.staged[0], st.stagedRelay[0]
+			st.staged, st.stagedRelay = st.staged[1:], st.stagedRelay[1:]
+			if relay {
+				e.relayHop2(int(st.stack), sg)
+			} else {
+				e.sendDirect(int(st.stack), sg)
+			}
+		}
 	}
 }
 

@@ -175,6 +175,7 @@ func (e *engine) visitGlobalCounters(f counterVisitor) {
 		visit(f, &e.st.delivered[i], false)
 	}
 	visit(f, &e.st.events, false)
+	visit(f, &e.st.earlyBytes, false)
 	for i := range e.hbf {
 		s := &e.hbf[i]
 		visit(f, &s.tsv.busy, false)
@@ -330,6 +331,7 @@ func (e *engine) encodeMode(b []byte, layer bool) []byte {
 	put(oid(e.maxOp))
 	put(int64(e.writesPending))
 	bit(e.passEnded)
+	put(int64(e.gpuStaged))
 	// events in (t, seq) order, without seq
 	j.evBuf = append(j.evBuf[:0], e.q...)
 	slices.SortFunc(j.evBuf, func(a, c event) int {
@@ -426,6 +428,7 @@ func (e *engine) encodeMode(b []byte, layer bool) []byte {
 			put(int64(st.arrived))
 		}
 		bit(st.started)
+		bit(st.early)
 		put(int64(len(st.staged)))
 		for k, sg := range st.staged {
 			put(int64(sg.bytes))
@@ -439,7 +442,7 @@ func (e *engine) encodeMode(b []byte, layer bool) []byte {
 	}
 	for i := e.pc; i <= e.maxOp && i < len(e.ops); i++ {
 		op := &e.ops[i]
-		if !op.started && !op.prefetched && !op.routedDone && op.pending == 0 {
+		if !op.started && !op.prefetched && !op.routedDone && op.pending == 0 && op.early == 0 {
 			continue
 		}
 		put(oid(i))
@@ -450,6 +453,7 @@ func (e *engine) encodeMode(b []byte, layer bool) []byte {
 		put(int64(op.lastBytes))
 		bit(op.prefetched)
 		bit(op.routedDone)
+		put(int64(op.early))
 	}
 	return b
 }
@@ -648,4 +652,5 @@ func (e *engine) idle() {
 	}
 	e.active = e.active[:0]
 	e.writesPending = 0
+	e.gpuStaged = 0
 }

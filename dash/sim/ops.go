@@ -246,6 +246,7 @@ func (e *engine) issueRouted(i int) {
 				continue
 			}
 			id := e.newStream(part.r, stack, i, b)
+			e.streams[id].early = e.cfg.earlyBuf > 0
 			runs = append(runs, e.runFor(id, b))
 		}
 		e.enqueueReads(stack, i, runs)
@@ -291,6 +292,7 @@ func (e *engine) onOpEnd(i int) {
 	e.changed()
 	e.traceOp(i, "end")
 	e.st.account(spec, op, e.now)
+	e.releaseEarly(i)
 	if spec.routing { // routing complete: the selected experts are known
 		for j := i + 1; j < len(e.pass.ops); j++ {
 			if e.pass.ops[j].routedN > 0 {

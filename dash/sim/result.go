@@ -40,6 +40,8 @@ type Result struct {
 	Routes []RouteStats
 	// HBF is the activity of each HBF stack's array and TSV.
 	HBF []HBFStats
+	// Early is the early expert delivery into the GPU staging buffer.
+	Early EarlyStats
 	// Timeline is the traced layer, when Options.Trace asked for one.
 	Timeline *Timeline
 	// Extrapolated lists the operator shapes whose timing came from the GPU
@@ -47,6 +49,15 @@ type Result struct {
 	Extrapolated []string
 	// Perf describes the simulation itself.
 	Perf Perf
+}
+
+// EarlyStats describes early expert delivery (dash.ExecutionSpec.EarlyDelivery).
+type EarlyStats struct {
+	// Buffer is the GPU staging buffer's size (0: early delivery off).
+	Buffer unit.Bytes
+	// Delivered counts the bytes that entered the buffer before their
+	// operator started; Peak is the most it held at once (at most Buffer).
+	Delivered, Peak unit.Bytes
 }
 
 // Phase is the time breakdown of the prefill or decode phase.

@@ -217,6 +217,7 @@ func (e *engine) report(r *Result) {
 		}
 		r.Routes = append(r.Routes, RouteStats{Route: route(rt).String(), Requested: e.st.requested[rt], Delivered: e.st.delivered[rt]})
 	}
+	r.Early = EarlyStats{Buffer: e.cfg.earlyBuf, Delivered: e.st.earlyBytes, Peak: e.st.earlyPeak}
 	r.Perf.Events = e.processed
 	r.Perf.ReplayedPasses = e.replayed
 	r.Perf.SkippedLayers = e.jmp.layers

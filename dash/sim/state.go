@@ -151,6 +151,7 @@ type stream struct {
 	// HBM reads and writes issue one segment at a time.
 	toIssue unit.Bytes
 	started bool // the consumer has started: data may enter the GPU
+	early   bool // selected experts: may enter the GPU staging buffer before
 	staged  []seg
 	// stagedRelay marks staged segments waiting in relay SRAM (else HBF SRAM).
 	stagedRelay []bool

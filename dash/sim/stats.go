@@ -16,6 +16,8 @@ type stats struct {
 	delivered [numRoutes]unit.Bytes
 	classTime []classStats
 	events    int64
+	// early expert delivery: bytes staged in the GPU buffer, and its peak
+	earlyBytes, earlyPeak unit.Bytes
 }
 
 // account adds a finished operator to the breakdown.

@@ -17,6 +17,10 @@ type Artifacts struct {
 	// t_R, the conventional run followed by the lookahead run;
 	// Fig11Physical the same under the physical reading.
 	Fig11, Fig11Physical []LookaheadPair
+	// Fig11Early is the lookahead study under the paper reading with early
+	// expert delivery into the GPU's L2 (not checked: the paper names no
+	// GPU-side buffer).
+	Fig11Early []LookaheadPair
 	// Fig10 is the CPU-GPU offloading comparison (nil when not run).
 	Fig10 *Fig10Result
 	// Energy prices Fig. 9(a)'s runs (memory-system energy per token).

@@ -24,8 +24,9 @@ type LookaheadPair struct {
 	// Model is the catalogue id; TRead the HBF read latency.
 	Model string
 	TRead unit.Duration
-	// Reading is the reading of t_R both runs used.
-	Reading dash.Reading
+	// Setup is the reading of t_R and the early-delivery setting both runs
+	// used.
+	Setup LookaheadSetup
 	// Conventional and Lookahead are the two runs.
 	Conventional, Lookahead sim.Result
 }
@@ -40,16 +41,46 @@ func (p LookaheadPair) TPOTReductionPct() float64 {
 	return pct(p.Lookahead.TPOT.Seconds(), p.Conventional.TPOT.Seconds())
 }
 
+// LookaheadSetup is what both arms of a lookahead study share besides the
+// experiment: the reading of t_R and early expert delivery.
+type LookaheadSetup struct {
+	// Reading is the reading of t_R.
+	Reading dash.Reading
+	// EarlyDelivery lets selected experts enter a GPU staging buffer of
+	// EarlyBuffer bytes (0: the GPU's L2) before their operator starts
+	// (dash.ExecutionSpec.EarlyDelivery). The checked Fig. 11 values run
+	// without it: the paper names no GPU-side buffer.
+	EarlyDelivery bool
+	// EarlyBuffer is the staging buffer's size (0: the GPU's L2).
+	EarlyBuffer unit.Bytes
+}
+
+// String names the setup ("paper reading, early delivery into 50 MiB").
+func (s LookaheadSetup) String() string {
+	out := s.Reading.String() + " reading"
+	if s.EarlyDelivery {
+		out += ", early delivery"
+		if s.EarlyBuffer > 0 {
+			out += " into " + s.EarlyBuffer.String()
+		} else {
+			out += " into the GPU's L2"
+		}
+	}
+	return out
+}
+
 // LookaheadStudy runs every model at every t_R on system with batch
-// B and lengths prompt/output under a reading of t_R, with and without
-// lookahead selection, in parallel (workers 0: one per CPU).
-func LookaheadStudy(r dash.Reading, models []string, tReads []unit.Duration, system string, batch, prompt, output, workers int) ([]LookaheadPair, error) {
+// B and lengths prompt/output under a setup, with and without lookahead
+// selection, in parallel (workers 0: one per CPU).
+func LookaheadStudy(setup LookaheadSetup, models []string, tReads []unit.Duration, system string, batch, prompt, output, workers int) ([]LookaheadPair, error) {
 	var cases []Case
 	for _, m := range models {
 		for _, tr := range tReads {
 			for _, on := range []bool{false, true} {
-				cases = append(cases, Case{Model: m, System: system, Batch: batch, Prompt: prompt, Output: output, Reading: r,
-					Modify: func(b dash.ExperimentBuilder) dash.ExperimentBuilder { return b.TRead(tr).Lookahead(on) }})
+				cases = append(cases, Case{Model: m, System: system, Batch: batch, Prompt: prompt, Output: output, Reading: setup.Reading,
+					Modify: func(b dash.ExperimentBuilder) dash.ExperimentBuilder {
+						return b.TRead(tr).Lookahead(on).EarlyDelivery(setup.EarlyDelivery, setup.EarlyBuffer)
+					}})
 			}
 		}
 	}
@@ -62,7 +93,7 @@ func LookaheadStudy(r dash.Reading, models []string, tReads []unit.Duration, sys
 		if points[i].Err != "" {
 			return nil, fmt.Errorf("%s on %s: %s", points[i].Model, system, points[i].Err)
 		}
-		out = append(out, LookaheadPair{Model: points[i].Model, TRead: tReads[(i/2)%len(tReads)], Reading: r,
+		out = append(out, LookaheadPair{Model: points[i].Model, TRead: tReads[(i/2)%len(tReads)], Setup: setup,
 			Conventional: points[i].Result, Lookahead: points[i+1].Result})
 	}
 	return out, nil
@@ -75,7 +106,7 @@ func init() {
 func runFig11(opts Options, art *Artifacts) (Values, error) {
 	var v Values
 	for _, r := range dash.Readings() {
-		pairs, err := LookaheadStudy(r, Fig11Models, Fig11TReads, "dash", 1, 4096, 128, opts.Workers)
+		pairs, err := LookaheadStudy(LookaheadSetup{Reading: r}, Fig11Models, Fig11TReads, "dash", 1, 4096, 128, opts.Workers)
 		if err != nil {
 			return v, fmt.Errorf("%v reading: %w", r, err)
 		}
@@ -92,5 +123,11 @@ func runFig11(opts Options, art *Artifacts) (Values, error) {
 			v.Set(id+"tpot_reduction_pct"+ReadingSuffix(r), p.TPOTReductionPct(), detail)
 		}
 	}
+	// Early expert delivery (§VI-D), reported in the artifacts only.
+	early, err := LookaheadStudy(LookaheadSetup{Reading: dash.ReadingPaper, EarlyDelivery: true}, Fig11Models, Fig11TReads, "dash", 1, 4096, 128, opts.Workers)
+	if err != nil {
+		return v, fmt.Errorf("early delivery: %w", err)
+	}
+	art.Fig11Early = early
 	return v, nil
 }
