@@ -5,7 +5,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/dashlab/dashlab/dash"
 	"github.com/dashlab/dashlab/dash/sim"
+	"github.com/dashlab/dashlab/dash/unit"
 )
 
 func TestStaticGroupsPass(t *testing.T) {
@@ -93,5 +95,31 @@ func TestPairedAndGeomean(t *testing.T) {
 	}
 	if g := Geomean([]float64{2, 8}); math.Abs(g-4) > 1e-12 {
 		t.Errorf("geomean = %v", g)
+	}
+}
+
+func TestTraceLookaheadLayer(t *testing.T) {
+	l, err := TraceLookaheadLayer("deepseek-v2", dash.ReadingPaper, 3*unit.Microsecond, 512, 5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(l.Runs) != 3 || l.AttentionRoutingBytes <= l.RouterBytes || l.SharedExpertBytes == 0 || l.StagingSRAM != 48*unit.MiB {
+		t.Fatalf("%+v", l)
+	}
+	for i, r := range l.Runs {
+		var sum unit.Duration
+		for _, c := range r.Classes {
+			sum += c.Time
+		}
+		if r.Layer <= 0 || sum > r.Layer || l.ClassTime(i, "experts") == 0 {
+			t.Errorf("%s: layer %v, classes %v", r.Name, r.Layer, sum)
+		}
+	}
+	// Early delivery shortens the expert block.
+	if l.ClassTime(2, "experts") >= l.ClassTime(1, "experts") {
+		t.Errorf("early delivery: experts %v, without %v", l.ClassTime(2, "experts"), l.ClassTime(1, "experts"))
+	}
+	if _, err := TraceLookaheadLayer("deepseek-v2", dash.ReadingPaper, 3*unit.Microsecond, 512, 0); err == nil {
+		t.Error("dense layer 0 traced as MoE")
 	}
 }
