@@ -266,6 +266,9 @@ func BuildReport(rep reproduce.Report, o ReportOptions) (*Page, error) {
 		}
 		p.Figure(f)
 	}
+	if err := addBeyondSections(p, rep.Artifacts); err != nil {
+		return nil, err
+	}
 	traces := o.Traces
 	if traces == nil {
 		start := time.Now()

@@ -23,6 +23,9 @@ type Artifacts struct {
 	Fig11Early []LookaheadPair
 	// Fig10 is the CPU-GPU offloading comparison (nil when not run).
 	Fig10 *Fig10Result
+	// Cost is the capacity-per-cost grid and pair scaling (nil when not
+	// run).
+	Cost *CostResult
 	// Energy prices Fig. 9(a)'s runs (memory-system energy per token).
 	Energy []EnergyPoint
 	// Endurance is the HBF lifetime study (nil when not run).

@@ -22,7 +22,7 @@ func TestFig10(t *testing.T) {
 		}
 	}
 	f := rep.Artifacts.Fig10
-	if f == nil || len(f.Evaluations) != len(Fig10Batches) || len(f.Measured16) != len(Fig10Batches) || len(f.Physical) != len(Fig10Batches) {
+	if f == nil || len(f.Evaluations) != len(Fig10Batches) || len(f.Measured) != len(Fig10Batches) || len(f.Physical) != len(Fig10Batches) {
 		t.Fatalf("artifacts %+v", f)
 	}
 	for _, e := range f.Evaluations {
@@ -33,7 +33,7 @@ func TestFig10(t *testing.T) {
 			t.Errorf("B=%d: hybrid worse than the better single path", e.Scenario.Batch)
 		}
 	}
-	for _, e := range f.Measured16 {
+	for _, e := range f.Measured {
 		if e.CPUModelled {
 			t.Errorf("B=%d: 16 cores were measured, marked modelled", e.Scenario.Batch)
 		}

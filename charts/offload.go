@@ -1,0 +1,170 @@
+package charts
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+
+	ec "github.com/go-echarts/go-echarts/v2/charts"
+	"github.com/go-echarts/go-echarts/v2/opts"
+
+	"github.com/dashlab/dashlab/dash/offload"
+	"github.com/dashlab/dashlab/reference/reproduce"
+)
+
+// Fig10 draws the CPU-GPU offloading comparison (§VI-C, Fig. 10): (a) the
+// host's expert-layer latency against the core cap, measured at 1..16 cores
+// and modelled beyond (dashed); (b) the TPOT of weight streaming, CPU
+// compute and the Hybrid oracle normalised to the engine's DASH, with the
+// paper's published Hybrid range as a band.
+func Fig10(f *reproduce.Fig10Result) (Figure, error) {
+	if f == nil || len(f.Evaluations) == 0 || len(f.Curve) == 0 {
+		return Figure{}, errors.New("charts: Fig10: no offloading results")
+	}
+	a, err := fig10Curve(f.Curve)
+	if err != nil {
+		return Figure{}, err
+	}
+	b, err := fig10Slowdowns(f.Evaluations, fmt.Sprintf("TPOT / DASH TPOT, %s %d/%d, %d host cores (modelled); band: the paper's Hybrid range",
+		ShortModelName(f.Model), f.Prompt, f.Output, f.Evaluations[0].Scenario.Cores), "fig10_b")
+	if err != nil {
+		return Figure{}, err
+	}
+	fig := Figure{ID: "fig10", Title: "Fig. 10: CPU-GPU offloading vs DASH (§VI-C)",
+		Caption: "Weight streaming copies every expert not cached in the GPU's HBM over PCIe (measured pinned copy time) and runs it on the GPU (the engine's timing model); " +
+			"CPU compute sends the activations to the host, which runs the experts (measured layer latency); the Hybrid oracle takes the best split of the active experts between the two, run concurrently. " +
+			"All three share the engine's non-expert GPU time per token and are normalised to the engine's DASH TPOT.",
+		Charts: []Chart{a, b}}
+	if len(f.Measured) > 0 {
+		c, err := fig10Slowdowns(f.Measured, fmt.Sprintf("the same at the host's largest measured core count, %d (no core-scaling model)", f.Measured[0].Scenario.Cores), "fig10_b16")
+		if err != nil {
+			return Figure{}, err
+		}
+		fig.Charts = append(fig.Charts, c)
+	}
+	var rows []Row
+	var slow, red []float64
+	for _, e := range f.Evaluations {
+		slow = append(slow, e.Slowdown(e.Hybrid))
+		red = append(red, e.HybridReductionPct())
+	}
+	for _, r := range []struct {
+		id, metric string
+		v          float64
+	}{
+		{"fig10.hybrid_slowdown_vs_dash.min", "Hybrid slowdown vs DASH, smallest over B", slices.Min(slow)},
+		{"fig10.hybrid_slowdown_vs_dash.max", "Hybrid slowdown vs DASH, largest over B", slices.Max(slow)},
+		{"fig10.hybrid_reduction_pct.min", "Hybrid TPOT reduction over the better single path, smallest", slices.Min(red)},
+		{"fig10.hybrid_reduction_pct.max", "Hybrid TPOT reduction over the better single path, largest", slices.Max(red)},
+	} {
+		row, err := paperRow(r.id, r.metric, r.v)
+		if err != nil {
+			return Figure{}, err
+		}
+		rows = append(rows, row)
+	}
+	fig.Rows = rows
+	e := f.Evaluations[0]
+	fig.Notes = []string{
+		fmt.Sprintf("The shipped host is a 16-core VM: at 16 threads it runs B=1's eight experts (%.0f MB) in %.1f ms, about %.0f GB/s of expert weights; "+
+			"the paper's 32-core Xeon Platinum 8452Y has eight DDR5-4800 channels. The CPU path, and with it the Hybrid, is therefore slower than the paper's, "+
+			"and a Hybrid that balances two paths of similar speed gains more over either one than the paper's.",
+			float64(8*e.Scenario.Shape.ExpertBytes())/1e6, cpuAt(f.Curve, 1, 16), float64(8*e.Scenario.Shape.ExpertBytes())/1e6/cpuAt(f.Curve, 1, 16)),
+		fmt.Sprintf("32 cores are modelled by a per-batch Amdahl fit T(c) = serial + parallel/c over the 1..16-thread measurements (largest miss of a measured point: %.1f%%).", maxFitErr(f.Fits)),
+		fmt.Sprintf("The GPU caches %.0f%% of the experts (its HBM less the non-expert weights and the KV cache); copies overlap the GPU's expert compute (favourable to weight streaming).", 100*e.Scenario.CachedFraction),
+	}
+	return fig, nil
+}
+
+func cpuAt(curve []reproduce.CoreCurvePoint, batch, cores int) float64 {
+	for _, p := range curve {
+		if p.Batch == batch && p.Cores == cores {
+			return p.Latency.Milliseconds()
+		}
+	}
+	return 0
+}
+
+func maxFitErr(fits []offload.AmdahlFit) float64 {
+	m := 0.0
+	for _, f := range fits {
+		m = max(m, f.MaxErrPct)
+	}
+	return m
+}
+
+func fig10Curve(curve []reproduce.CoreCurvePoint) (Chart, error) {
+	var batches []int
+	for _, p := range curve {
+		if !slices.Contains(batches, p.Batch) {
+			batches = append(batches, p.Batch)
+		}
+	}
+	var series, modelled []XYSeries
+	for i, b := range batches {
+		name := fmt.Sprintf("B=%d", b)
+		s := XYSeries{Name: name, Color: Palette[i%len(Palette)]}
+		m := XYSeries{Name: name + " modelled", Color: Palette[i%len(Palette)]}
+		var lastMeasured *Point
+		for _, p := range curve {
+			if p.Batch != b {
+				continue
+			}
+			pt := Point{X: float64(p.Cores), Y: p.Latency.Milliseconds()}
+			if p.Modelled {
+				if lastMeasured != nil && len(m.Points) == 0 {
+					m.Points = append(m.Points, *lastMeasured)
+				}
+				m.Points = append(m.Points, pt)
+				continue
+			}
+			s.Points = append(s.Points, pt)
+			lastMeasured = &s.Points[len(s.Points)-1]
+		}
+		series = append(series, s)
+		if len(m.Points) > 0 {
+			modelled = append(modelled, m)
+		}
+	}
+	line, err := Lines(LineSpec{
+		Common: Common{ID: "fig10_a", Title: "Fig. 10(a): host expert-layer latency", Subtitle: "Qwen3 expert layer on the host CPU; solid: measured (1..16 cores), dashed: modelled", Height: "440px"},
+		XName:  "CPU cores", YName: "Latency (ms)", Series: series, LogX: true, LogY: true,
+	})
+	if err != nil {
+		return nil, err
+	}
+	// The modelled extensions, dashed in their batch's color.
+	for _, m := range modelled {
+		var data []opts.LineData
+		for _, p := range m.Points {
+			if !finite(p.X) || !finite(p.Y) || p.X <= 0 || p.Y <= 0 {
+				return nil, fmt.Errorf("charts: Fig10: modelled point (%v, %v)", p.X, p.Y)
+			}
+			data = append(data, opts.LineData{Value: []float64{p.X, p.Y}})
+		}
+		line.AddSeries(m.Name, data,
+			ec.WithLineChartOpts(opts.LineChart{Symbol: "diamond", SymbolSize: 8, ShowSymbol: opts.Bool(true)}),
+			ec.WithLineStyleOpts(opts.LineStyle{Color: m.Color, Width: 2, Type: "dashed"}),
+			ec.WithItemStyleOpts(opts.ItemStyle{Color: m.Color}))
+	}
+	return line, nil
+}
+
+func fig10Slowdowns(evs []offload.Evaluation, subtitle, id string) (Chart, error) {
+	var cats []string
+	var stream, page, cpu, hybrid []float64
+	for _, e := range evs {
+		cats = append(cats, fmt.Sprintf("B=%d", e.Scenario.Batch))
+		stream = append(stream, e.Slowdown(e.Streaming))
+		page = append(page, e.Slowdown(e.StreamingPageable))
+		cpu = append(cpu, e.Slowdown(e.CPU))
+		hybrid = append(hybrid, e.Slowdown(e.Hybrid))
+	}
+	return GroupedBar(BarSpec{
+		Common: Common{ID: id, Title: "Fig. 10(b): TPOT normalised to DASH", Subtitle: subtitle, Height: "460px"},
+		XName:  "Batch size", YName: "TPOT / DASH TPOT (x)", Categories: cats, LogY: true, YMin: 1,
+		Series: []Series{{Name: "Weight streaming (pinned)", Values: stream}, {Name: "Weight streaming (pageable)", Values: page},
+			{Name: "CPU compute", Values: cpu}, {Name: "Hybrid oracle", Values: hybrid}},
+		Bands: []Band{{Name: "Paper: Hybrid 8.22-12.32x", Lo: paperValue("fig10.hybrid_slowdown_vs_dash.min"), Hi: paperValue("fig10.hybrid_slowdown_vs_dash.max")}},
+	})
+}
