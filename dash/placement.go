@@ -140,7 +140,10 @@ func planPlacement(e *experiment) (Plan, error) {
 	// workspace and the decode KV (or, if the decode KV is larger than HBM
 	// can ever hold, while they fit at all: the excess spills anyway).
 	room := hbmCap - workspace
-	reserveKV := min(p.KV.Decode, room)
+	reserveKV := p.KV.Decode
+	if reserveKV > room { // it spills whatever is replicated: replicas first
+		reserveKV = 0
+	}
 	for _, group := range replicationOrder {
 		var size unit.Bytes
 		for _, c := range group {

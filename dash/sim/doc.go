@@ -19,7 +19,13 @@
 // backs the TSV and the array up (backpressure) instead of dropping data.
 // Writes run the other way: prefill KV crosses the GPU-HBF link into SRAM
 // and is programmed a wave at a time (t_PROG, the array busy); in RelayOnly
-// it goes through the HBM base die; decode KV is appended in HBM. Links,
+// it goes through the HBM base die; decode KV is appended in HBM. When the
+// decode KV reaches the plan's package-wide HBM budget, the oldest page
+// wave of one layer's decode KV (each HBM stack's part of it) is written
+// back HBM -> HBF after that layer's QKV projection, its program
+// overlapping the attention; layers take turns, and attention then reads
+// each layer's KV from HBF (the prompt and the written-back waves) and HBM
+// (the rest) at once (kvspill.go; Result.KV is the final split). Links,
 // TSVs and arrays are FIFO servers that hold each chunk for bytes/rate, so
 // no resource ever runs faster than its rate; concurrent transfers share
 // them chunk by chunk in arrival order.
@@ -77,6 +83,11 @@
 //     decode step whose program ran before (same KV blocks) replays its
 //     duration and statistics. The KV cache is paged (16-token blocks by
 //     default), so steps within one block run the same program.
+//
+// A million-token decode has tens of thousands of distinct steps; with
+// Options.DecodeSample the step of every N-th KV block is simulated and
+// the others interpolated (longdecode.go): an approximation, within 0.1%
+// of the exact run in the tests, for the long-decode studies.
 //
 // One simulation is one goroutine and is deterministic: events are ordered
 // by (time, sequence). Sweeps run simulations in parallel.

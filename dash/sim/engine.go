@@ -116,6 +116,7 @@ type engine struct {
 	gpuStaged     unit.Bytes // bytes held in the GPU staging buffer
 	processed     int64      // events actually handled
 	replayed      int        // passes replayed from the memo
+	sampled       int        // decode passes simulated by a sampled decode's recorder
 	tail          *tailRec
 	budget        budget // the run's event and wall-clock limits
 	budgetTick    int    // calls of checkBudget, to read the clock sparingly

@@ -109,7 +109,8 @@ type programBuilder struct {
 	// extrapolated collects the operator shapes the timing model answered
 	// outside its measured range.
 	extrapolated map[string]bool
-	block        int // paged-KV block in tokens
+	block        int       // paged-KV block in tokens
+	kv           *kvLedger // decode-KV placement when it spills (nil: it never does)
 	seed         maphash.Seed
 	attnCache    map[gpu.Op][2]unit.Duration
 }
@@ -160,10 +161,18 @@ func (b *programBuilder) decodeKey(ctx, step int) int {
 	if b.random {
 		return -step
 	}
+	key := roundUp(ctx, b.block)
 	if c := b.m.Attention.ChunkSize; c > 0 && c%b.block != 0 {
-		return ctx
+		key = ctx
 	}
-	return roundUp(ctx, b.block)
+	if b.kv != nil && b.kv.total > 0 { // each writeback starts a new family of programs
+		wb := 0
+		if b.kv.writingBack() {
+			wb = 1
+		}
+		key |= (b.kv.version<<1 | wb) << 32
+	}
+	return key
 }
 
 func roundUp(n, k int) int { return (n + k - 1) / k * k }
@@ -528,8 +537,10 @@ func b2i(b bool) int64 {
 
 // attnKernel is layer i's attention kernel: its compute and the KV it reads
 // (decode: the attended span of the context, in whole paged-KV blocks, the
-// prompt's part from HBF and the generated part from HBM) or writes
-// (prefill: the prompt's KV, to HBF).
+// prompt's part and the decode KV written back so far from HBF, the rest
+// from HBM) or writes (prefill: the prompt's KV, to HBF; decode: the new
+// token's KV to HBM and, when the ledger says so, the layer's oldest page
+// wave of decode KV back from HBM to HBF).
 func (b *programBuilder) attnKernel(i int, decode bool, ctx int) opSpec {
 	m, w := b.m, b.w
 	a := m.Attention
@@ -540,7 +551,12 @@ func (b *programBuilder) attnKernel(i int, decode bool, ctx int) opSpec {
 		span := m.AttentionSpan(i, ctx)
 		first := ctx - span // first attended token
 		read := roundUp(span, b.block)
-		inHBF := max(0, w.Prompt-first)
+		hbfEnd := w.Prompt // tokens before it live in HBF
+		if b.kv != nil {
+			hbfEnd += b.kv.hbfTokens(i)
+			kernel.kvWriteback = b.kv.writeback(i)
+		}
+		inHBF := max(0, min(hbfEnd, ctx)-first)
 		kernel.kvHBF = unit.Bytes(w.Batch) * unit.Bytes(inHBF) * kvTok
 		kernel.kvHBM = unit.Bytes(w.Batch) * unit.Bytes(read-inHBF) * kvTok
 		span = read

@@ -42,6 +42,8 @@ type Result struct {
 	HBF []HBFStats
 	// Early is the early expert delivery into the GPU staging buffer.
 	Early EarlyStats
+	// KV is where the KV cache ended up and what moved it there.
+	KV KVStats
 	// Timeline is the traced layer, when Options.Trace asked for one.
 	Timeline *Timeline
 	// Extrapolated lists the operator shapes whose timing came from the GPU
@@ -169,6 +171,9 @@ type Perf struct {
 	Jumps int64
 	// ReplayedPasses counts the decode steps whose program had run before.
 	ReplayedPasses int
+	// SampledPasses counts the decode passes a sampled decode
+	// (Options.DecodeSample) simulated; the other steps were interpolated.
+	SampledPasses int
 	// SkippedLayers counts layers advanced by layer-level jumps.
 	SkippedLayers int64
 	// Passes is the number of forward passes (1 + L_out - 1).
@@ -177,3 +182,30 @@ type Perf struct {
 	// that a result is the same, byte for byte, on every run.
 	Wall time.Duration `json:"-"`
 }
+
+// KVStats is the KV-cache placement at the end of a run (§V-A): the prompt's
+// KV in HBF, the decode KV in HBM up to the package-wide budget and the
+// rest written back to HBF in page waves (§V-B).
+type KVStats struct {
+	// PrefillHBF is the prompt's KV, written directly to HBF.
+	PrefillHBF unit.Bytes
+	// DecodeHBM and DecodeHBF are the generated tokens' KV left in HBM and
+	// written back to HBF.
+	DecodeHBM, DecodeHBF unit.Bytes
+	// BudgetHBM is the package-wide decode-KV budget in HBM.
+	BudgetHBM unit.Bytes
+	// WritebackWaves counts the page waves (one layer's oldest KV, every
+	// stack's part) written back; FirstWritebackStep is the decode step of
+	// the first (0: none).
+	WritebackWaves     int64
+	FirstWritebackStep int
+}
+
+// HBM is the KV resident in HBM; HBF the KV in HBF; Total both.
+func (k KVStats) HBM() unit.Bytes { return k.DecodeHBM }
+
+// HBF is the KV resident in HBF (prompt and written-back decode KV).
+func (k KVStats) HBF() unit.Bytes { return k.PrefillHBF + k.DecodeHBF }
+
+// Total is the whole KV cache.
+func (k KVStats) Total() unit.Bytes { return k.HBM() + k.HBF() }

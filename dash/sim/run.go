@@ -17,6 +17,14 @@ type Options struct {
 	// NoJump disables every closed-form shortcut: each chunk and each layer
 	// is simulated event by event. Results are identical; only slower.
 	NoJump bool
+	// DecodeSample, when above 1, samples long decodes: the decode step
+	// that starts every DecodeSample-th paged-KV block is simulated, the
+	// steps between take records interpolated linearly in the context, and
+	// writeback steps add the exactly measured cost of every
+	// DecodeSample-th writeback of the same layers (see longdecode.go).
+	// 0 or 1 simulates every distinct step. Ignored with NoJump or a traced
+	// decode pass.
+	DecodeSample int
 	// MaxEvents is the run's event budget: a run that would handle more
 	// events stops with a *BudgetError (0: DefaultMaxEvents).
 	MaxEvents int64
@@ -88,8 +96,24 @@ func RunWith(exp dash.Experiment, opts Options) (Result, error) {
 	memo := map[int]replay{}
 	var before, after []int64
 	var tmpl *pass
-	for s := 1; s < w.Output; s++ {
+	if pb.kv, err = newKVLedger(exp); err != nil {
+		return Result{}, err
+	}
+	firstWB := 0
+	sampled := opts.DecodeSample > 1 && !opts.NoJump && (opts.Trace == nil || opts.Trace.Pass == 0)
+	if sampled {
+		if err := e.sampledDecode(pb, w.Prompt, w.Output, opts.DecodeSample, &firstWB); err != nil {
+			return Result{}, err
+		}
+	}
+	for s := 1; s < w.Output && !sampled; s++ {
 		ctx := w.Prompt + s
+		if pb.kv != nil {
+			pb.kv.advance()
+			if firstWB == 0 && pb.kv.total > 0 {
+				firstWB = s
+			}
+		}
 		key := pb.decodeKey(ctx, s)
 		traced := opts.Trace != nil && opts.Trace.Pass == s
 		if r, ok := memo[key]; ok && !opts.NoJump && !traced {
@@ -118,10 +142,15 @@ func RunWith(exp dash.Experiment, opts Options) (Result, error) {
 		for i := range after {
 			delta[i] = after[i] - before[i]
 		}
+		if len(memo) > 64 { // keys never recur once the context has moved on
+			clear(memo)
+		}
 		memo[key] = replay{d: e.now - t0, delta: delta}
 	}
 	res.E2E = e.now
 	res.Decode = e.st.phase(phaseStart, res.E2E-res.TTFT)
+	res.KV = kvStats(exp, pb.kv)
+	res.KV.FirstWritebackStep = firstWB
 	tokens := float64(w.Batch * w.Output)
 	res.Throughput = tokens / res.E2E.Seconds()
 	if w.Output > 1 {
@@ -220,6 +249,7 @@ func (e *engine) report(r *Result) {
 	r.Early = EarlyStats{Buffer: e.cfg.earlyBuf, Delivered: e.st.earlyBytes, Peak: e.st.earlyPeak}
 	r.Perf.Events = e.processed
 	r.Perf.ReplayedPasses = e.replayed
+	r.Perf.SampledPasses = e.sampled
 	r.Perf.SkippedLayers = e.jmp.layers
 	r.Perf.SkippedEvents = e.st.events - e.processed
 	r.Perf.Jumps = e.jmp.jumps

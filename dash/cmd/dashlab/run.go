@@ -24,6 +24,7 @@ func runRun(args []string, _ io.Reader, stdout, stderr io.Writer) error {
 	gpuID := fs.String("gpu", reference.DefaultGPU, "GPU whose timings are used: h100-pcie (derived) or h200-sxm (measured)")
 	tread := fs.String("t-read", "", "override the HBF read latency t_R (e.g. 10us)")
 	format := fs.String("format", "table", "output format: table or json")
+	sample := fs.Int("decode-sample", 0, "simulate one paged-KV block in N of a long decode and interpolate the rest (0: every block, exact; 16 suits 1M-token decodes)")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -59,7 +60,10 @@ func runRun(args []string, _ io.Reader, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	res, err := sim.Run(exp)
+	if *sample < 0 {
+		return fmt.Errorf("%w: --decode-sample %d: must not be negative", errUsage, *sample)
+	}
+	res, err := sim.RunWith(exp, sim.Options{DecodeSample: *sample})
 	if err != nil {
 		return err
 	}

@@ -1,0 +1,197 @@
+package sim
+
+import (
+	"fmt"
+	"math"
+)
+
+// Sampled decode: the option for million-token decodes.
+//
+// Every decode pass starts with the memory system idle, so a step's
+// duration and the increments of every statistic (its record) depend on
+// its program only. The exact loop simulates each distinct program once
+// and replays it for identical steps; but with paged KV every block of
+// context is a new program, and a 1M-token decode has 62,500 of them.
+// With Options.DecodeSample = S, the step that starts every S-th block is
+// simulated and the steps between two such samples take the records
+// interpolated linearly in their block count (the attended KV, which is
+// what changes, grows linearly with it). A step that writes KV back adds
+// the writeback's own cost: the difference between that step with and
+// without its writeback, measured exactly on every S-th writeback of the
+// same layers and reused for the writebacks in between. Samples run on a
+// separate engine (a recorder) from idle, as every pass does; the run's
+// engine only replays records, so times and statistics add up exactly as
+// in the exact loop. The test compares both on a decode that spills.
+
+// record is one decode step's duration and statistics increments.
+type record struct {
+	d     Time
+	delta []int64
+}
+
+// plus returns r + sign x o.
+func (r record) plus(o record, sign int64) record {
+	out := record{d: r.d + Time(sign)*o.d, delta: make([]int64, len(r.delta))}
+	for i := range r.delta {
+		out.delta[i] = r.delta[i] + sign*o.delta[i]
+	}
+	return out
+}
+
+// lerp interpolates between a (at x = 0) and b (at x = den) at x = num.
+func lerp(a, b record, num, den int64) record {
+	f := float64(num) / float64(den)
+	out := record{d: a.d + Time(math.Round(f*float64(b.d-a.d))), delta: make([]int64, len(a.delta))}
+	for i := range a.delta {
+		out.delta[i] = a.delta[i] + int64(math.Round(f*float64(b.delta[i]-a.delta[i])))
+	}
+	return out
+}
+
+// recorder measures decode programs on an engine of its own.
+type recorder struct {
+	e             *engine
+	pb            *programBuilder
+	tmpl          *pass
+	before, after []int64
+	passes        int
+}
+
+// measure simulates the current step's program (the ledger's state) for a
+// context of ctx tokens; withWB false drops the step's writebacks.
+func (r *recorder) measure(ctx, step int, withWB bool) (record, error) {
+	var saved []int
+	if kv := r.pb.kv; kv != nil && !withWB {
+		saved = append(saved, kv.waves...)
+		clear(kv.waves)
+		defer copy(kv.waves, saved)
+	}
+	if r.tmpl == nil {
+		p := r.pb.build(true, ctx, step)
+		r.tmpl = &p
+	} else {
+		r.pb.setContext(r.tmpl, ctx, step)
+	}
+	t0 := r.e.now
+	r.before = r.e.globalCounters(r.before[:0])
+	p := *r.tmpl
+	if err := r.e.runPass(&p); err != nil {
+		return record{}, err
+	}
+	r.after = r.e.globalCounters(r.after[:0])
+	rec := record{d: r.e.now - t0, delta: make([]int64, len(r.after))}
+	for i := range r.after {
+		rec.delta[i] = r.after[i] - r.before[i]
+	}
+	r.passes++
+	return rec, nil
+}
+
+// sampledDecode runs decode steps 1..L_out-1 sampling every S-th block.
+func (e *engine) sampledDecode(pb *programBuilder, prompt, output, S int, firstWB *int) error {
+	rec := &recorder{e: newEngine(e.cfg), pb: pb}
+	rec.e.budget = e.budget
+	blk := pb.block
+	type pend struct {
+		round int
+		extra *record // the writeback's cost, added to the interpolated base
+		exact *record // a step measured exactly
+	}
+	var pending []pend
+	var last record
+	lastRound := -1
+	wbDelta := map[string]record{}
+	wbSeen := map[string]int{}
+	apply := func(r record) error {
+		e.replay(r.d, r.delta)
+		if e.err == nil {
+			e.err = e.checkBudget()
+		}
+		return e.err
+	}
+	flush := func(next record, nextRound int) error {
+		for _, p := range pending {
+			var r record
+			switch {
+			case p.exact != nil:
+				r = *p.exact
+			case p.round == lastRound || nextRound == lastRound:
+				r = last
+			default:
+				r = lerp(last, next, int64(p.round-lastRound), int64(nextRound-lastRound))
+			}
+			if p.extra != nil {
+				r = r.plus(*p.extra, 1)
+			}
+			if err := apply(r); err != nil {
+				return err
+			}
+		}
+		pending = pending[:0]
+		return nil
+	}
+	prevRound := -1
+	for s := 1; s < output; s++ {
+		ctx := prompt + s
+		wb := ""
+		if pb.kv != nil {
+			pb.kv.advance()
+			if *firstWB == 0 && pb.kv.total > 0 {
+				*firstWB = s
+			}
+			if pb.kv.writingBack() {
+				wb = fmt.Sprint(pb.kv.waves)
+			}
+		}
+		round := roundUp(ctx, blk)
+		sample := s == 1 || s == output-1 || (round != prevRound && (round/blk)%S == 0)
+		prevRound = round
+		if sample {
+			base, err := rec.measure(ctx, s, false)
+			if err != nil {
+				return err
+			}
+			own := base
+			if wb != "" {
+				if own, err = rec.measure(ctx, s, true); err != nil {
+					return err
+				}
+				d := own.plus(base, -1)
+				wbDelta[wb] = d
+				wbSeen[wb]++
+			}
+			if lastRound < 0 {
+				last, lastRound = base, round
+			}
+			if err := flush(base, round); err != nil {
+				return err
+			}
+			if err := apply(own); err != nil {
+				return err
+			}
+			last, lastRound = base, round
+			continue
+		}
+		p := pend{round: round}
+		if wb != "" {
+			if wbSeen[wb]%S == 0 { // measure this writeback exactly
+				base, err := rec.measure(ctx, s, false)
+				if err != nil {
+					return err
+				}
+				own, err := rec.measure(ctx, s, true)
+				if err != nil {
+					return err
+				}
+				wbDelta[wb] = own.plus(base, -1)
+			}
+			wbSeen[wb]++
+			d := wbDelta[wb]
+			p.extra = &d
+		}
+		pending = append(pending, p)
+	}
+	e.sampled = rec.passes
+	e.processed += rec.e.processed
+	return flush(last, lastRound)
+}
