@@ -168,18 +168,16 @@ func (p *Plan) compileAxes(s Spec) error {
 	return p.compileZip(s.Zip, byPath)
 }
 
-// label fills the axis's labels and refuses values that are the same.
+// label fills the axis's labels.
 func (a *axis) label() error {
-	seen := map[string]bool{}
 	for _, v := range a.values {
 		l, err := label(v)
 		if err != nil {
 			return fmt.Errorf("value %v: %v", v.Interface(), err)
 		}
-		if seen[l] {
-			return fmt.Errorf("value %q appears twice", l)
+		if strings.ContainsAny(l, "\n\r") {
+			return fmt.Errorf("value %q: a value may not span lines", l)
 		}
-		seen[l] = true
 		a.labels = append(a.labels, l)
 	}
 	a.keep = make([]bool, len(a.values))
@@ -224,11 +222,40 @@ func (p *Plan) compileZip(groups [][]string, byPath map[string]int) error {
 				done[byPath[path]] = true
 			}
 		}
+		if err := p.distinct(d); err != nil {
+			return err
+		}
 		if p.raw > maxPoints/d.n {
 			return fmt.Errorf("the axes give more than %d points", maxPoints)
 		}
 		p.raw *= d.n
 		p.dims = append(p.dims, d)
+	}
+	return nil
+}
+
+// distinct refuses a dimension whose values (tuples, for a zip group)
+// repeat: the points would be the same.
+func (p *Plan) distinct(d dim) error {
+	seen := map[string]bool{}
+	for vi := range d.n {
+		var parts []string
+		for _, ai := range d.axes {
+			parts = append(parts, p.axes[ai].labels[vi])
+		}
+		k := strings.Join(parts, "\x00")
+		if !seen[k] {
+			seen[k] = true
+			continue
+		}
+		if len(d.axes) == 1 {
+			return fmt.Errorf("axis %s: value %q appears twice", p.axes[d.axes[0]].path, parts[0])
+		}
+		var names []string
+		for _, ai := range d.axes {
+			names = append(names, p.axes[ai].path)
+		}
+		return fmt.Errorf("zip group of %s: values (%s) appear twice", strings.Join(names, ", "), strings.Join(parts, ", "))
 	}
 	return nil
 }

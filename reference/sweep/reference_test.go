@@ -1,0 +1,136 @@
+package sweep
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"testing"
+
+	"github.com/dashlab/dashlab/dash"
+	"github.com/dashlab/dashlab/dash/sim"
+	"github.com/dashlab/dashlab/reference"
+	"github.com/dashlab/dashlab/reference/reproduce"
+)
+
+func exampleTable(t *testing.T, name string) *Table {
+	t.Helper()
+	r, err := reference.ExampleSweep(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := DecodeSpec(r, name, ".")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := s.Compile()
+	if err != nil {
+		t.Fatal(err)
+	}
+	tb, err := Collect(context.Background(), p, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tb
+}
+
+func TestExampleSweepsCompile(t *testing.T) {
+	for _, name := range reference.ExampleSweeps() {
+		r, _ := reference.ExampleSweep(name)
+		s, err := DecodeSpec(r, name, ".")
+		if err == nil {
+			_, err = s.Compile()
+		}
+		if err != nil {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+}
+
+// The Fig. 9(a) sweep spec gives the harness's numbers point for point, and
+// so its geomeans.
+func TestFig9aSpecMatchesHarness(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs Fig. 9(a) twice")
+	}
+	tb := exampleTable(t, "fig9a.yaml")
+	var cases []reproduce.Case
+	for _, m := range reference.Fig9ModelIDs {
+		for _, b := range reproduce.Fig9aBatches {
+			for _, s := range reproduce.Fig9Systems {
+				cases = append(cases, reproduce.Fig9Case(m, s, b, 1024, 128, dash.ReadingPaper))
+			}
+		}
+	}
+	points := reproduce.Sweep(cases, 0)
+	if len(points) != len(tb.Rows) {
+		t.Fatalf("harness %d points, sweep %d rows", len(points), len(tb.Rows))
+	}
+	var sweepRatios, harnessRatios []float64
+	for _, p := range points {
+		row, err := tb.Find("model", p.Model, "system", p.System, "workload.batch", fmt.Sprint(p.Batch))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p.Err != "" {
+			if row.Status == StatusOK {
+				t.Errorf("%s/%s/B%d: harness failed (%s), sweep has a result", p.Model, p.System, p.Batch, p.Err)
+			}
+			continue
+		}
+		r := row.Result.(sim.Result)
+		if r.DecodeThroughput != p.Result.DecodeThroughput || r.E2E != p.Result.E2E || r.TTFT != p.Result.TTFT {
+			t.Errorf("%s/%s/B%d: sweep %v tok/s, E2E %v; harness %v tok/s, E2E %v", p.Model, p.System, p.Batch,
+				r.DecodeThroughput, r.E2E, p.Result.DecodeThroughput, p.Result.E2E)
+		}
+		if v, _ := tb.Metric(row, "decode_throughput_tok_per_s"); v != p.Result.DecodeThroughput {
+			t.Errorf("%s/%s/B%d: metric column %v, result %v", p.Model, p.System, p.Batch, v, p.Result.DecodeThroughput)
+		}
+		if p.System != "dash" {
+			continue
+		}
+		base, _ := reproduce.Find(points, p.Model, "relay-only", p.Batch, 1024, 128)
+		ratio, _ := reproduce.PairedRatio(p, base)
+		harnessRatios = append(harnessRatios, ratio)
+		br, err := tb.Find("model", p.Model, "system", "relay-only", "workload.batch", fmt.Sprint(p.Batch))
+		if err != nil {
+			t.Fatal(err)
+		}
+		a, _ := tb.Metric(row, "decode_throughput_tok_per_s")
+		b, _ := tb.Metric(br, "decode_throughput_tok_per_s")
+		sweepRatios = append(sweepRatios, a/b)
+	}
+	g, h := reproduce.Geomean(sweepRatios), reproduce.Geomean(harnessRatios)
+	if g != h || math.IsNaN(g) {
+		t.Errorf("fig9a geomean speedup over relay-only: sweep %v, harness %v", g, h)
+	}
+	t.Logf("fig9a.throughput_speedup_geomean.vs_relay_only from the sweep file's rows: %.3f (harness %.3f)", g, h)
+}
+
+// The Fig. 11 sweep spec gives the harness's lookahead study.
+func TestFig11SpecMatchesHarness(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs Fig. 11 twice")
+	}
+	tb := exampleTable(t, "fig11.yaml")
+	pairs, err := reproduce.LookaheadStudy(dash.ReadingPaper, reproduce.Fig11Models, reproduce.Fig11TReads, "dash", 1, 4096, 128, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range pairs {
+		tr := p.TRead.String()
+		conv, err1 := tb.Find("model", p.Model, "overrides.hbf.t_read", tr, "execution.lookahead", "false")
+		look, err2 := tb.Find("model", p.Model, "overrides.hbf.t_read", tr, "execution.lookahead", "true")
+		if err1 != nil || err2 != nil {
+			t.Fatal(err1, err2)
+		}
+		c, l := conv.Result.(sim.Result), look.Result.(sim.Result)
+		if c.E2E != p.Conventional.E2E || l.E2E != p.Lookahead.E2E || l.TPOT != p.Lookahead.TPOT {
+			t.Errorf("%s t_R %v: sweep E2E %v -> %v, harness %v -> %v", p.Model, tr, c.E2E, l.E2E, p.Conventional.E2E, p.Lookahead.E2E)
+		}
+		ce, _ := tb.Metric(conv, "e2e_ms")
+		le, _ := tb.Metric(look, "e2e_ms")
+		if got, want := 100*(1-le/ce), p.E2EReductionPct(); math.Abs(got-want) > 1e-9 {
+			t.Errorf("%s t_R %v: E2E reduction from rows %.6f%%, harness %.6f%%", p.Model, tr, got, want)
+		}
+	}
+}
