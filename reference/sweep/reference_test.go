@@ -112,7 +112,7 @@ func TestFig11SpecMatchesHarness(t *testing.T) {
 		t.Skip("runs Fig. 11 twice")
 	}
 	tb := exampleTable(t, "fig11.yaml")
-	pairs, err := reproduce.LookaheadStudy(dash.ReadingPaper, reproduce.Fig11Models, reproduce.Fig11TReads, "dash", 1, 4096, 128, 0)
+	pairs, err := reproduce.LookaheadStudy(reproduce.LookaheadSetup{Reading: dash.ReadingPaper}, reproduce.Fig11Models, reproduce.Fig11TReads, "dash", 1, 4096, 128, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
