@@ -123,3 +123,69 @@ func TestTraceLookaheadLayer(t *testing.T) {
 		t.Error("dense layer 0 traced as MoE")
 	}
 }
+
+func TestFig9Bound(t *testing.T) {
+	phys, err := ComputeFig9Bound(dash.ReadingPhysical)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// One 8 MiB wave per 3 us: 2.80 TB/s per stack, below Direct + Relay.
+	d, _ := phys.System("dash")
+	if d.Binding != "array" || math.Abs(d.Total.TBps()-5.592) > 0.01 {
+		t.Errorf("physical dash: %+v", d)
+	}
+	if c := phys.Ceiling("direct-only"); math.Abs(c-1.7476) > 0.001 {
+		t.Errorf("physical ceiling vs DirectOnly %v, want 1.75", c)
+	}
+	paper, err := ComputeFig9Bound(dash.ReadingPaper)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, _ = paper.System("dash")
+	if !math.IsInf(float64(paper.Array), 1) || d.Binding == "array" || d.Total.TBps() != 6.4 {
+		t.Errorf("paper dash: %+v", d)
+	}
+	if c := paper.Ceiling("relay-only"); c != 2 {
+		t.Errorf("paper ceiling vs RelayOnly %v, want 2", c)
+	}
+	if _, err := ComputeFig9Bound(dash.ReadingCustom); err == nil {
+		t.Error("custom reading accepted")
+	}
+}
+
+func TestOverheadRow(t *testing.T) {
+	var rows []OverheadRow
+	for _, b := range []int{1, 64} {
+		d, err := Build(Fig9Case("qwen3-235b-a22b", "dash", b, 256, 6, dash.ReadingPaper))
+		if err != nil {
+			t.Fatal(err)
+		}
+		x, err := Build(Fig9Case("qwen3-235b-a22b", "relay-only", b, 256, 6, dash.ReadingPaper))
+		if err != nil {
+			t.Fatal(err)
+		}
+		rd, err := sim.Run(d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rx, err := sim.Run(x)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := NewOverheadRow("qwen3-235b-a22b", b, rd, rx)
+		for _, v := range []float64{r.PrefillShareDASH, r.PrefillShareRelay, r.FixedShareDASH, r.FixedShareRelay} {
+			if !(v > 0 && v < 1) {
+				t.Errorf("B=%d: share %v out of (0, 1): %+v", b, v, r)
+			}
+		}
+		// DASH shortens memory time only: its fixed share is the larger.
+		if r.DecodeSpeedup <= 1 || r.FixedShareDASH <= r.FixedShareRelay {
+			t.Errorf("B=%d: %+v", b, r)
+		}
+		rows = append(rows, r)
+	}
+	// A larger batch makes the prefill a larger share of E2E.
+	if rows[1].PrefillShareDASH <= rows[0].PrefillShareDASH {
+		t.Errorf("prefill share B=1 %v, B=64 %v", rows[0].PrefillShareDASH, rows[1].PrefillShareDASH)
+	}
+}

@@ -1,0 +1,98 @@
+package reproduce
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/dashlab/dashlab/dash"
+	"github.com/dashlab/dashlab/dash/unit"
+)
+
+// Fig9Bound is the bound argument that opens Fig. 9, computed from the
+// parts under one reading of t_R: per stack, the NAND array's read rate,
+// the TSV that fills the base-die SRAM and the GPU-bound routes (Direct,
+// Relay: one usable link each); from them, the fastest each system can
+// deliver HBF-resident experts, and the ceiling that puts on DASH's paired
+// speedup over each baseline (replicated weights, prefill and fixed
+// operator time only lower it).
+type Fig9Bound struct {
+	// Reading is the reading of t_R.
+	Reading dash.Reading
+	// Array is one stack's NAND read rate (+Inf: unbounded, the paper
+	// reading); TSV the rate that fills its SRAM; Link one usable link.
+	Array, TSV, Link unit.BytesPerSecond
+	// Systems are the Fig. 9 configurations, in Fig9Systems order.
+	Systems []SystemBound
+}
+
+// SystemBound is one system's expert-delivery ceiling.
+type SystemBound struct {
+	// System is the catalogue id.
+	System string
+	// Stacks is the number of HBF stacks; Routes the GPU-bound routes per
+	// stack.
+	Stacks, Routes int
+	// PerStack is min(array, TSV, routes x link); Total PerStack x Stacks.
+	PerStack, Total unit.BytesPerSecond
+	// Binding names what sets PerStack: "array", "TSV" or "links".
+	Binding string
+}
+
+// ComputeFig9Bound computes the bound for the paper's systems under r.
+func ComputeFig9Bound(r dash.Reading) (Fig9Bound, error) {
+	var b Fig9Bound
+	b.Reading = r
+	waves, ok := r.ReadWaves()
+	if !ok {
+		return b, fmt.Errorf("reading %v: not a named reading", r)
+	}
+	for _, id := range Fig9Systems {
+		s, err := dash.PaperSystem(id)
+		if err != nil {
+			return b, err
+		}
+		s.HBF.ReadWavesInFlight = waves
+		h := s.HBF
+		b.Array, b.TSV, b.Link = h.ArrayReadBandwidth(), h.TSVBandwidth, s.Link.Usable
+		sb := SystemBound{System: id, Stacks: s.Topology.Pairs}
+		if s.Topology.Direct() {
+			sb.Routes++
+		}
+		if s.Topology.Relay() {
+			sb.Routes++
+		}
+		routes := unit.BytesPerSecond(sb.Routes) * s.Link.Usable
+		sb.PerStack, sb.Binding = routes, "links"
+		if h.TSVBandwidth < sb.PerStack {
+			sb.PerStack, sb.Binding = h.TSVBandwidth, "TSV"
+		}
+		if b.Array < sb.PerStack {
+			sb.PerStack, sb.Binding = b.Array, "array"
+		}
+		sb.Total = unit.BytesPerSecond(sb.Stacks) * sb.PerStack
+		b.Systems = append(b.Systems, sb)
+	}
+	return b, nil
+}
+
+// System returns the bound of a system (false when it is not in Systems).
+func (b Fig9Bound) System(id string) (SystemBound, bool) {
+	for _, s := range b.Systems {
+		if s.System == id {
+			return s, true
+		}
+	}
+	return SystemBound{}, false
+}
+
+// Ceiling is the most DASH's paired throughput ratio over base can be:
+// DASH's expert-delivery ceiling over the baseline's (NaN when either
+// system is unknown).
+func (b Fig9Bound) Ceiling(base string) float64 {
+	d, okD := b.System("dash")
+	x, okX := b.System(base)
+	if !okD || !okX || x.Total <= 0 {
+		return math.NaN()
+	}
+	return float64(d.Total) / float64(x.Total)
+}
