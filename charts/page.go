@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+
+	"github.com/dashlab/dashlab/internal/safeio"
 )
 
 // Page builds a standalone, self-contained HTML page: a title, then sections of prose,
@@ -193,5 +195,5 @@ func (p *Page) WriteFile(path string) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return err
 	}
-	return os.WriteFile(path, b, 0o644)
+	return safeio.WriteFile(path, b, 0o644)
 }

@@ -5,16 +5,33 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"reflect"
 	"strings"
 
+	"github.com/dashlab/dashlab/internal/safeio"
 	"gopkg.in/yaml.v3"
 )
 
 // DecodeStrict decodes one YAML document from r into v, refusing any key that
-// v does not declare (yaml.v3 KnownFields) and any second document. The
-// error names the source, the line and the offending field.
+// v does not declare (yaml.v3 KnownFields), any integer field given a
+// non-integer ("batch: 4.9"), any second document and any input over
+// safeio.MaxInputBytes (4 MiB). The error names the source, the line and the offending
+// field.
 func DecodeStrict(r io.Reader, source string, v any) error {
-	dec := yaml.NewDecoder(r)
+	data, err := safeio.ReadAll(r, source, safeio.MaxInputBytes)
+	if err != nil {
+		return err
+	}
+	var doc yaml.Node
+	if err := yaml.Unmarshal(data, &doc); err != nil {
+		return fmt.Errorf("%s: %s", source, cleanYAMLError(err))
+	}
+	if rv := reflect.ValueOf(v); rv.Kind() == reflect.Pointer && !rv.IsNil() {
+		if errs := checkIntegers(&doc, rv.Type().Elem(), ""); len(errs) > 0 {
+			return fmt.Errorf("%s: %w", source, errors.Join(errs...))
+		}
+	}
+	dec := yaml.NewDecoder(bytes.NewReader(data))
 	dec.KnownFields(true)
 	if err := dec.Decode(v); err != nil {
 		if errors.Is(err, io.EOF) {

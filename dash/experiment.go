@@ -163,13 +163,14 @@ func (b ExperimentBuilder) Build() (Experiment, error) {
 	if b.timing == nil {
 		errs = append(errs, errors.New("timing: no GPU timing model set (use Timing; the reference package provides them)"))
 	}
-	if err := b.workload.Validate(); err != nil {
-		errs = append(errs, err)
+	workloadErr := b.workload.Validate()
+	if workloadErr != nil {
+		errs = append(errs, workloadErr)
 	}
 	if err := b.execution.Validate(); err != nil {
 		errs = append(errs, err)
 	}
-	if b.hasModel && b.model.MaxContext > 0 && b.workload.Prompt+b.workload.Output > b.model.MaxContext {
+	if workloadErr == nil && b.hasModel && b.model.MaxContext > 0 && b.workload.Prompt+b.workload.Output > b.model.MaxContext {
 		errs = append(errs, fmt.Errorf("workload: prompt + output = %d tokens exceeds model %s max_context %d",
 			b.workload.Prompt+b.workload.Output, b.model.ID, b.model.MaxContext))
 	}
@@ -184,7 +185,13 @@ func (b ExperimentBuilder) Build() (Experiment, error) {
 		name: b.name, model: b.model.clone(), system: b.system, timing: b.timing,
 		workload: b.workload, execution: b.execution, inventory: inv,
 	}
+	if err := inv.checkFootprint(); err != nil {
+		return Experiment{}, err
+	}
 	e.footprint = inv.Footprint(e.model)
+	if err := checkScale(e.model, e.footprint, e.workload); err != nil {
+		return Experiment{}, err
+	}
 	if e.name == "" {
 		e.name = fmt.Sprintf("%s/%s/B%d/%d-%d", e.model.ID, e.system.ID, e.workload.Batch, e.workload.Prompt, e.workload.Output)
 	}
@@ -221,39 +228,52 @@ type experiment struct {
 	plan      Plan
 }
 
+// get returns the experiment's data, or zero data for the zero Experiment,
+// whose accessors therefore return zero values instead of panicking.
+func (e Experiment) get() *experiment {
+	if e.e == nil {
+		return &experiment{}
+	}
+	return e.e
+}
+
 // Valid reports whether e came from a successful Build.
 func (e Experiment) Valid() bool { return e.e != nil }
 
-// Name is the experiment's name.
-func (e Experiment) Name() string { return e.e.name }
+// Name is the experiment's name ("" for the zero Experiment).
+func (e Experiment) Name() string { return e.get().name }
 
 // Model returns a copy of the model spec.
-func (e Experiment) Model() ModelSpec { return e.e.model.clone() }
+func (e Experiment) Model() ModelSpec { return e.get().model.clone() }
 
 // System returns a copy of the system spec.
-func (e Experiment) System() SystemSpec { return e.e.system }
+func (e Experiment) System() SystemSpec { return e.get().system }
 
 // Workload returns a copy of the workload.
-func (e Experiment) Workload() WorkloadSpec { return e.e.workload }
+func (e Experiment) Workload() WorkloadSpec { return e.get().workload }
 
 // Execution returns a copy of the execution switches.
-func (e Experiment) Execution() ExecutionSpec { return e.e.execution }
+func (e Experiment) Execution() ExecutionSpec { return e.get().execution }
 
-// Timing returns the GPU timing model.
-func (e Experiment) Timing() Timing { return e.e.timing }
+// Timing returns the GPU timing model (nil for the zero Experiment).
+func (e Experiment) Timing() Timing { return e.get().timing }
 
 // Footprint returns the model's derived footprint.
-func (e Experiment) Footprint() Footprint { return e.e.footprint }
+func (e Experiment) Footprint() Footprint { return e.get().footprint }
 
 // Inventory returns a copy of the model's tensor inventory.
-func (e Experiment) Inventory() Inventory { return e.e.inventory.clone() }
+func (e Experiment) Inventory() Inventory { return e.get().inventory.clone() }
 
 // Plan returns the placement plan.
-func (e Experiment) Plan() Plan { return e.e.plan.clone() }
+func (e Experiment) Plan() Plan { return e.get().plan.clone() }
 
 // Builder returns a builder holding this experiment's settings, to derive a
-// variant ("the same, with t_R = 32 us").
+// variant ("the same, with t_R = 32 us"). The zero Experiment gives
+// NewExperiment().
 func (e Experiment) Builder() ExperimentBuilder {
+	if e.e == nil {
+		return NewExperiment()
+	}
 	return ExperimentBuilder{
 		name: "", model: e.e.model.clone(), hasModel: true, system: e.e.system, hasSystem: true,
 		timing: e.e.timing, workload: e.e.workload, execution: e.e.execution,

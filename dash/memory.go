@@ -11,13 +11,15 @@ import (
 // SRAMSpec is a banked base-die SRAM organised as transfer regions that
 // alternate between being filled and being drained (double buffering).
 type SRAMSpec struct {
-	// Regions is the number of transfer regions (the paper: 2).
+	// Regions is the number of transfer regions (the paper: 2). Range 1..1024.
 	Regions int `yaml:"regions"`
 	// RegionSize is the usable data capacity of one region (HBF: 8 MiB, one
-	// stack-local page wave; HBM relay: 4 MiB, half a page wave).
+	// stack-local page wave; HBM relay: 4 MiB, half a page wave). Range: at
+	// least one HBF page wave (HBF SRAM) or one HBF page (relay SRAM), at
+	// most 4 GiB.
 	RegionSize unit.Bytes `yaml:"region_size"`
 	// ECCOverheadPct is the check-bit storage as a percentage of data storage
-	// (the paper: 12.5, eight check bits per 64 data bits).
+	// (the paper: 12.5, eight check bits per 64 data bits). Range 0..100.
 	ECCOverheadPct float64 `yaml:"ecc_overhead_pct"`
 }
 
@@ -29,64 +31,43 @@ func (s SRAMSpec) Physical() unit.Bytes {
 	return s.Usable() + unit.Bytes(math.Round(float64(s.Usable())*s.ECCOverheadPct/100))
 }
 
-func (s SRAMSpec) validate(field string) []error {
-	var errs []error
-	if s.Regions < 1 {
-		errs = append(errs, fmt.Errorf("%s.regions = %d: must be at least 1", field, s.Regions))
-	}
-	if s.RegionSize <= 0 {
-		errs = append(errs, fmt.Errorf("%s.region_size = %v: must be positive", field, s.RegionSize))
-	}
-	if s.ECCOverheadPct < 0 || math.IsNaN(s.ECCOverheadPct) {
-		errs = append(errs, fmt.Errorf("%s.ecc_overhead_pct = %v: must not be negative", field, s.ECCOverheadPct))
-	}
-	return errs
-}
-
 // HBMSpec is one HBM stack with its base die.
 type HBMSpec struct {
-	// Capacity is the stack's DRAM capacity (HBM3E: 24 GB).
+	// Capacity is the stack's DRAM capacity (HBM3E: 24 GB). Range 1 MB..1 PB.
 	Capacity unit.Bytes `yaml:"capacity"`
 	// ArrayBandwidth is the rate at which the stack's DRAM can be read or
 	// written (Micron HBM3E product brief: more than 1.2 TB/s per stack).
-	// Relay traffic bypasses the array and does not use it.
+	// Relay traffic bypasses the array and does not use it. Range 1 GB/s..1 PB/s.
 	ArrayBandwidth unit.BytesPerSecond `yaml:"array_bandwidth"`
 	// RelaySRAM is the base-die SRAM that stages Relay-path chunks from HBF
 	// (2 x 4 MiB + ECC = 9 MiB physical).
 	RelaySRAM SRAMSpec `yaml:"relay_sram"`
 }
 
-// Validate reports every bad field of the HBM spec.
-func (h HBMSpec) Validate() error {
-	var errs []error
-	if h.Capacity <= 0 {
-		errs = append(errs, fmt.Errorf("hbm.capacity = %v: must be positive", h.Capacity))
-	}
-	if h.ArrayBandwidth <= 0 || math.IsNaN(float64(h.ArrayBandwidth)) {
-		errs = append(errs, fmt.Errorf("hbm.array_bandwidth = %v: must be positive", h.ArrayBandwidth))
-	}
-	errs = append(errs, h.RelaySRAM.validate("hbm.relay_sram")...)
-	return errors.Join(errs...)
-}
+// Validate reports every bad field of the HBM spec, each outside its range
+// (see limits.go) as a *RangeError.
+func (h HBMSpec) Validate() error { return errors.Join(h.limits()...) }
 
 // HBFSpec is one High-Bandwidth Flash stack: NAND core dies on a logic base
 // die with a controller, a scheduler and banked transfer SRAM.
 type HBFSpec struct {
 	// Capacity is the stack's NAND capacity (the paper, after SanDisk: 512 GB).
+	// Range 1 MB..1 PB.
 	Capacity unit.Bytes `yaml:"capacity"`
-	// Dies is the number of NAND core dies in the stack (16).
+	// Dies is the number of NAND core dies in the stack (16). Range 1..1024.
 	Dies int `yaml:"dies"`
-	// PlanesPerDie is the number of planes per die (32).
+	// PlanesPerDie is the number of planes per die (32). Range 1..1024.
 	PlanesPerDie int `yaml:"planes_per_die"`
 	// SubarraysPerPlane is the number of independently accessible subarrays
-	// per plane (the paper assumes 4).
+	// per plane (the paper assumes 4). Range 1..64.
 	SubarraysPerPlane int `yaml:"subarrays_per_plane"`
-	// PageSize is the NAND page (4 KiB).
+	// PageSize is the NAND page (4 KiB). Range 512 B..1 MiB; the page wave
+	// (dies x planes x subarrays x page) at most 4 GiB.
 	PageSize unit.Bytes `yaml:"page_size"`
 	// TRead is the page sensing latency t_R (3 us nominal; the paper sweeps
-	// 1-32 us).
+	// 1-32 us). Range 1 ns..10 s.
 	TRead unit.Duration `yaml:"t_read"`
-	// TProg is the page program latency t_PROG (100 us nominal).
+	// TProg is the page program latency t_PROG (100 us nominal). Range 1 ns..10 s.
 	TProg unit.Duration `yaml:"t_prog"`
 	// CacheRead is true when a plane can sense its next page while the
 	// previous page is still being moved out of its page buffer (NAND cache
@@ -118,9 +99,10 @@ type HBFSpec struct {
 	//
 	// Other depths model parts between the two (multi-plane read queues that
 	// overlap several waves); the array rate is then depth x PageWave / t_R.
+	// Range 0..1024.
 	ReadWavesInFlight int `yaml:"read_waves_in_flight"`
 	// TSVBandwidth is the rate of the shared through-silicon-via bus that
-	// fills the base-die SRAM from the core dies.
+	// fills the base-die SRAM from the core dies. Range 1 GB/s..1 PB/s.
 	TSVBandwidth unit.BytesPerSecond `yaml:"tsv_bandwidth"`
 	// SRAM is the base-die transfer SRAM (2 x 8 MiB + ECC = 18 MiB physical).
 	SRAM SRAMSpec `yaml:"sram"`
@@ -169,36 +151,10 @@ func (h HBFSpec) Reading() Reading {
 	return ReadingCustom
 }
 
-// Validate reports every bad field of the HBF spec.
+// Validate reports every bad field of the HBF spec, each outside its range
+// (see limits.go) as a *RangeError.
 func (h HBFSpec) Validate() error {
-	var errs []error
-	if h.Capacity <= 0 {
-		errs = append(errs, fmt.Errorf("hbf.capacity = %v: must be positive", h.Capacity))
-	}
-	for _, p := range []struct {
-		name string
-		v    int
-	}{{"dies", h.Dies}, {"planes_per_die", h.PlanesPerDie}, {"subarrays_per_plane", h.SubarraysPerPlane}} {
-		if p.v < 1 {
-			errs = append(errs, fmt.Errorf("hbf.%s = %d: must be at least 1", p.name, p.v))
-		}
-	}
-	if h.PageSize <= 0 {
-		errs = append(errs, fmt.Errorf("hbf.page_size = %v: must be positive", h.PageSize))
-	}
-	if h.TRead <= 0 {
-		errs = append(errs, fmt.Errorf("hbf.t_read = %v: must be positive", h.TRead))
-	}
-	if h.TProg <= 0 {
-		errs = append(errs, fmt.Errorf("hbf.t_prog = %v: must be positive", h.TProg))
-	}
-	if h.ReadWavesInFlight < 0 {
-		errs = append(errs, fmt.Errorf("hbf.read_waves_in_flight = %d: must be 0 (unbounded: the paper reading) or at least 1 (1: the physical reading)", h.ReadWavesInFlight))
-	}
-	if h.TSVBandwidth <= 0 || math.IsNaN(float64(h.TSVBandwidth)) {
-		errs = append(errs, fmt.Errorf("hbf.tsv_bandwidth = %v: must be positive", h.TSVBandwidth))
-	}
-	errs = append(errs, h.SRAM.validate("hbf.sram")...)
+	errs := h.limits()
 	if len(errs) == 0 && h.SRAM.RegionSize < h.PageWave() {
 		errs = append(errs, fmt.Errorf("hbf.sram.region_size = %v: smaller than one page wave (%v = dies x planes x subarrays x page)",
 			h.SRAM.RegionSize, h.PageWave()))
@@ -210,20 +166,24 @@ func (h HBFSpec) Validate() error {
 // full duplex and each direction is modelled separately).
 type LinkSpec struct {
 	// Modules is the number of UCIe-A modules ganged into one logical link (4).
+	// Range 1..64.
 	Modules int `yaml:"modules"`
-	// LanesPerModule is the data lanes per module (64).
+	// LanesPerModule is the data lanes per module (64). Range 1..1024.
 	LanesPerModule int `yaml:"lanes_per_module"`
 	// GTPerSecond is the per-lane rate in gigatransfers per second (64).
+	// Range: positive, at most 100,000.
 	GTPerSecond float64 `yaml:"gt_per_second"`
 	// Usable is the streaming bandwidth per direction after link and
-	// implementation losses (1.6 TB/s: about 22% headroom below raw).
+	// implementation losses (1.6 TB/s: about 22% headroom below raw). Range
+	// 1 GB/s..1 PB/s, and at most the raw rate.
 	Usable unit.BytesPerSecond `yaml:"usable"`
 	// EnergyLow and EnergyHigh bracket the UCIe 3.0 UCIe-A energy-efficiency
-	// targets (0.5 pJ/bit at 0.5 V, 0.6 pJ/bit at 0.7 V).
+	// targets (0.5 pJ/bit at 0.5 V, 0.6 pJ/bit at 0.7 V). Range 0..1 nJ/bit.
 	EnergyLow unit.JoulesPerBit `yaml:"energy_low"`
 	// EnergyHigh is the upper energy-efficiency target (see EnergyLow).
 	EnergyHigh unit.JoulesPerBit `yaml:"energy_high"`
 	// ModuleWidthMM is the die-edge width of one UCIe-A module (0.389 mm).
+	// Range 0..100.
 	ModuleWidthMM float64 `yaml:"module_width_mm"`
 }
 
@@ -246,28 +206,15 @@ func (l LinkSpec) PowerRange() (low, high unit.Watts) {
 // EdgeWidthMM is the die-edge width of the link's modules at one endpoint.
 func (l LinkSpec) EdgeWidthMM() float64 { return float64(l.Modules) * l.ModuleWidthMM }
 
-// Validate reports every bad field of the link spec.
+// Validate reports every bad field of the link spec, each outside its range
+// (see limits.go) as a *RangeError.
 func (l LinkSpec) Validate() error {
-	var errs []error
-	if l.Modules < 1 {
-		errs = append(errs, fmt.Errorf("link.modules = %d: must be at least 1", l.Modules))
-	}
-	if l.LanesPerModule < 1 {
-		errs = append(errs, fmt.Errorf("link.lanes_per_module = %d: must be at least 1", l.LanesPerModule))
-	}
-	if !(l.GTPerSecond > 0) {
-		errs = append(errs, fmt.Errorf("link.gt_per_second = %v: must be positive", l.GTPerSecond))
-	}
-	if !(l.Usable > 0) {
-		errs = append(errs, fmt.Errorf("link.usable = %v: must be positive", l.Usable))
-	} else if len(errs) == 0 && l.Usable > l.Raw() {
+	errs := l.limits()
+	if len(errs) == 0 && l.Usable > l.Raw() {
 		errs = append(errs, fmt.Errorf("link.usable = %v: exceeds the raw rate %v (modules x lanes x GT/s / 8)", l.Usable, l.Raw()))
 	}
-	if l.EnergyLow < 0 || l.EnergyHigh < l.EnergyLow {
-		errs = append(errs, fmt.Errorf("link.energy_low/energy_high = %v/%v: need 0 <= low <= high", l.EnergyLow, l.EnergyHigh))
-	}
-	if l.ModuleWidthMM < 0 {
-		errs = append(errs, fmt.Errorf("link.module_width_mm = %v: must not be negative", l.ModuleWidthMM))
+	if len(errs) == 0 && l.EnergyHigh < l.EnergyLow {
+		errs = append(errs, fmt.Errorf("link.energy_low/energy_high = %v/%v: need low <= high", l.EnergyLow, l.EnergyHigh))
 	}
 	return errors.Join(errs...)
 }

@@ -282,30 +282,8 @@ func (m ModelSpec) Validate() error {
 	if m.ID == "" {
 		bad("id", `""`, "must be set")
 	}
-	positive := []struct {
-		name string
-		v    int
-	}{
-		{"hidden_size", m.HiddenSize}, {"num_layers", m.NumLayers}, {"vocab_size", m.VocabSize},
-		{"attention.heads", m.Attention.Heads}, {"attention.head_dim", m.Attention.HeadDim},
-		{"ffn.moe_intermediate", m.FFN.MoEIntermediate}, {"ffn.routed_experts", m.FFN.RoutedExperts},
-		{"ffn.top_k", m.FFN.TopK}, {"norm.per_layer", m.Norm.PerLayer},
-	}
-	for _, p := range positive {
-		if p.v <= 0 {
-			bad(p.name, p.v, "must be positive")
-		}
-	}
-	for _, p := range []struct {
-		name string
-		v    int
-	}{{"ffn.dense_intermediate", m.FFN.DenseIntermediate}, {"ffn.shared_experts", m.FFN.SharedExperts},
-		{"ffn.shared_intermediate", m.FFN.SharedIntermediate}, {"mtp_layers", m.MTPLayers},
-		{"max_context", m.MaxContext}, {"attention.chunk_size", m.Attention.ChunkSize},
-		{"attention.global_every", m.Attention.GlobalEvery}} {
-		if p.v < 0 {
-			bad(p.name, p.v, "must not be negative")
-		}
+	for _, err := range m.limits() {
+		errs = append(errs, fmt.Errorf("model %s: %w", m.label(), err))
 	}
 	if m.FFN.TopK > m.FFN.RoutedExperts && m.FFN.RoutedExperts > 0 {
 		bad("ffn.top_k", m.FFN.TopK, fmt.Sprintf("exceeds ffn.routed_experts (%d)", m.FFN.RoutedExperts))

@@ -25,15 +25,15 @@ func TestStrictYAML(t *testing.T) {
 		{"missing unit", "model: qwen3-235b-a22b\noverrides:\n  hbf: {t_read: 3}\nworkload: {batch: 1, prompt: 16, output: 4}\n",
 			[]string{"needs a unit"}},
 		{"negative bandwidth", "model: qwen3-235b-a22b\noverrides:\n  link: {usable: -1.6 TB/s}\nworkload: {batch: 1, prompt: 16, output: 4}\n",
-			[]string{"link.usable = -1.6 TB/s: must be positive"}},
+			[]string{"link.usable = -1.6 TB/s: outside the plausible range 1 GB/s .. 1000 TB/s"}},
 		{"zero stacks", "model: qwen3-235b-a22b\noverrides:\n  topology: {pairs: 0}\nworkload: {batch: 1, prompt: 16, output: 4}\n",
-			[]string{"topology.pairs = 0: must be at least 1"}},
+			[]string{"topology.pairs = 0: outside the plausible range 1 .. 64"}},
 		{"no model", "system: dash\nworkload: {batch: 1, prompt: 16, output: 4}\n",
 			[]string{"model: set a catalogue id"}},
 		{"unknown system", "model: qwen3-235b-a22b\nsystem: dosh\n", []string{`unknown system "dosh"`}},
 		{"unknown model", "model: qwen4\nworkload: {batch: 1, prompt: 16, output: 4}\n", []string{`unknown model "qwen4"`}},
 		{"bad batch", "model: qwen3-235b-a22b\nworkload: {batch: 0, prompt: 16, output: 4}\n",
-			[]string{"workload.batch = 0: must be at least 1"}},
+			[]string{"workload.batch = 0: outside the plausible range 1 .. 65536"}},
 		{"beyond context", "model: grok-1\nworkload: {batch: 1, prompt: 8000, output: 500}\n",
 			[]string{"exceeds model grok-1 max_context 8192"}},
 		{"two documents", "model: qwen3-235b-a22b\n---\nmodel: grok-1\n", []string{"more than one YAML document"}},
@@ -59,7 +59,7 @@ func TestValidationNamesFieldAndValue(t *testing.T) {
 	s.HBM.Capacity = 0
 	s.Link.Modules = 0
 	err := s.Validate()
-	for _, want := range []string{"hbf.t_read = -3us: must be positive", "hbm.capacity = 0 B: must be positive", "link.modules = 0"} {
+	for _, want := range []string{"hbf.t_read = -3us: outside the plausible range 1ns .. 10s", "hbm.capacity = 0 B: outside the plausible range 1 MB .. 1000 TB", "link.modules = 0"} {
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("error %v does not contain %q", err, want)
 		}

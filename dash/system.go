@@ -37,6 +37,9 @@ func (s SystemSpec) HBFCapacity() unit.Bytes { return unit.Bytes(s.Topology.Pair
 // its value.
 func (s SystemSpec) Validate() error {
 	errs := []error{s.HBM.Validate(), s.HBF.Validate(), s.Link.Validate(), s.Topology.Validate()}
+	if r := s.HBM.RelaySRAM.RegionSize; r >= MinPageSize && s.HBF.PageSize > 0 && r < s.HBF.PageSize {
+		errs = append(errs, fmt.Errorf("hbm.relay_sram.region_size = %v: smaller than one HBF page (hbf.page_size = %v)", r, s.HBF.PageSize))
+	}
 	if err := errors.Join(errs...); err != nil {
 		return fmt.Errorf("system %s: %w", s.label(), err)
 	}
@@ -132,8 +135,8 @@ func PaperSystem(id string) (SystemSpec, error) {
 			if n, err := strconv.Atoi(id[i+1:]); err == nil {
 				base, found := namedTopologies[id[:i]]
 				if found && id[:i] != "compact-dash" {
-					if n < 1 {
-						return SystemSpec{}, fmt.Errorf("system %q: pair count %d must be at least 1", id, n)
+					if n < 1 || n > MaxPairs {
+						return SystemSpec{}, fmt.Errorf("system %q: %w", id, &RangeError{Field: "pair count", Value: fmt.Sprint(n), Min: "1", Max: fmt.Sprint(MaxPairs)})
 					}
 					topo, ok = base, true
 					topo.Pairs = n

@@ -16,6 +16,7 @@ import (
 // GPU-facing connections.
 type TopologySpec struct {
 	// Pairs is the number of HBM-HBF stack pairs (DASH: 2; Compact-DASH: 1).
+	// Range 1..64 (MaxPairs).
 	Pairs int `yaml:"pairs"`
 	// GPUHBM is true when each HBM stack has a link to the GPU.
 	GPUHBM bool `yaml:"gpu_hbm"`
@@ -58,9 +59,7 @@ func (t TopologySpec) GPUFacingLinks() int {
 // both memories.
 func (t TopologySpec) Validate() error {
 	var errs []error
-	if t.Pairs < 1 {
-		errs = append(errs, fmt.Errorf("topology.pairs = %d: must be at least 1", t.Pairs))
-	}
+	errs = inRange(errs, "topology.pairs", t.Pairs, 1, MaxPairs)
 	if !t.GPUHBM {
 		errs = append(errs, errors.New("topology.gpu_hbm = false: the GPU cannot reach HBM, which holds activations and decode KV"))
 	}

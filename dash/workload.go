@@ -3,8 +3,6 @@ package dash
 import (
 	"errors"
 	"fmt"
-	"math"
-
 	"github.com/dashlab/dashlab/dash/gpu"
 	"github.com/dashlab/dashlab/dash/unit"
 )
@@ -12,11 +10,13 @@ import (
 // WorkloadSpec is a fixed-batch inference job: Batch requests, each with a
 // Prompt-token prefill followed by Output generated tokens.
 type WorkloadSpec struct {
-	// Batch is the number of requests processed together (B).
+	// Batch is the number of requests processed together (B). Range 1..65,536.
 	Batch int `yaml:"batch"`
-	// Prompt is the prompt length in tokens (L_in).
+	// Prompt is the prompt length in tokens (L_in). Range: at least 1;
+	// Prompt + Output at most 16,777,216 (MaxTokens).
 	Prompt int `yaml:"prompt"`
-	// Output is the number of generated tokens per request (L_out).
+	// Output is the number of generated tokens per request (L_out). Range:
+	// at least 1 (see Prompt).
 	Output int `yaml:"output"`
 	// Routing chooses how tokens select experts.
 	Routing RoutingSpec `yaml:"routing"`
@@ -44,7 +44,7 @@ type RoutingSpec struct {
 	// Seed seeds the random kinds (ignored by balanced).
 	Seed int64 `yaml:"seed,omitempty"`
 	// ZipfS is the Zipf exponent s > 0 for kind "zipf" (1.0 is a strong
-	// skew; 0.5 mild).
+	// skew; 0.5 mild). Range: above 0, at most 100.
 	ZipfS float64 `yaml:"zipf_s,omitempty"`
 }
 
@@ -58,21 +58,12 @@ func (r RoutingSpec) EffectiveKind() string {
 
 // Validate reports every bad field of the workload.
 func (w WorkloadSpec) Validate() error {
-	var errs []error
-	if w.Batch < 1 {
-		errs = append(errs, fmt.Errorf("workload.batch = %d: must be at least 1", w.Batch))
-	}
-	if w.Prompt < 1 {
-		errs = append(errs, fmt.Errorf("workload.prompt = %d: must be at least 1 token", w.Prompt))
-	}
-	if w.Output < 1 {
-		errs = append(errs, fmt.Errorf("workload.output = %d: must be at least 1 token", w.Output))
-	}
+	errs := w.limits()
 	switch w.Routing.EffectiveKind() {
 	case RoutingBalanced, RoutingUniform:
 	case RoutingZipf:
-		if !(w.Routing.ZipfS > 0) || math.IsInf(w.Routing.ZipfS, 0) {
-			errs = append(errs, fmt.Errorf("workload.routing.zipf_s = %v: must be positive for kind zipf", w.Routing.ZipfS))
+		if !(w.Routing.ZipfS > 0) || w.Routing.ZipfS > MaxZipfS {
+			errs = append(errs, fmt.Errorf("workload.routing.zipf_s = %v: must be above 0 and at most %d for kind zipf", w.Routing.ZipfS, MaxZipfS))
 		}
 	default:
 		errs = append(errs, fmt.Errorf("workload.routing.kind = %q: must be balanced, uniform or zipf", w.Routing.Kind))
@@ -101,7 +92,8 @@ type ExecutionSpec struct {
 	NoParallelRead bool `yaml:"no_parallel_read,omitempty"`
 	// KVBlockTokens is the paged-KV block: the cache is allocated, and the
 	// attention kernel reads it, in blocks of this many tokens (0: 16, vLLM's
-	// default). The last, partly filled block is read whole.
+	// default). The last, partly filled block is read whole. Range
+	// 0..16,777,216.
 	KVBlockTokens int `yaml:"kv_block_tokens,omitempty"`
 	// LaunchOnlyOverhead charges a memory-bound operator only the GPU's
 	// kernel-launch floor on top of its delivery, instead of the fixed part
@@ -150,10 +142,7 @@ func (x ExecutionSpec) BlockTokens() int {
 
 // Validate reports bad execution switches.
 func (x ExecutionSpec) Validate() error {
-	var errs []error
-	if x.KVBlockTokens < 0 {
-		errs = append(errs, fmt.Errorf("execution.kv_block_tokens = %d: must not be negative", x.KVBlockTokens))
-	}
+	errs := inRange(nil, "execution.kv_block_tokens", x.KVBlockTokens, 0, MaxTokens)
 	if x.EarlyDeliveryBuffer < 0 {
 		errs = append(errs, fmt.Errorf("execution.early_delivery_buffer = %v: must not be negative", x.EarlyDeliveryBuffer))
 	}

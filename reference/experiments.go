@@ -5,10 +5,10 @@ import (
 	"embed"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 
 	"github.com/dashlab/dashlab/dash"
+	"github.com/dashlab/dashlab/internal/safeio"
 )
 
 //go:embed experiments/*.yaml
@@ -32,7 +32,7 @@ func Experiment(modelID, systemID string) dash.ExperimentBuilder {
 // LoadExperiment reads an experiment file (see dash.ExperimentFile) and
 // builds it, resolving the model, system and GPU ids against the catalogue.
 func LoadExperiment(path string) (dash.Experiment, error) {
-	data, err := os.ReadFile(path)
+	data, err := safeio.ReadFile(path)
 	if err != nil {
 		return dash.Experiment{}, err
 	}
@@ -52,7 +52,7 @@ func DecodeExperiment(r io.Reader, source, baseDir string) (dash.Experiment, err
 		if !filepath.IsAbs(p) {
 			p = filepath.Join(baseDir, p)
 		}
-		data, err := os.ReadFile(p)
+		data, err := safeio.ReadFile(p)
 		if err != nil {
 			return dash.Experiment{}, fmt.Errorf("%s: model_file: %w", source, err)
 		}

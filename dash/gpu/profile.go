@@ -16,6 +16,8 @@ import (
 	"strings"
 
 	"github.com/dashlab/dashlab/dash/unit"
+
+	"github.com/dashlab/dashlab/internal/safeio"
 )
 
 // The profile's files. Each CSV holds one family of operators; env.json
@@ -298,7 +300,7 @@ func loadProfile(fsys fs.FS, prefix string) (*Profile, error) {
 	found := 0
 	for _, kind := range ProfileKinds {
 		name := kind + ".csv"
-		data, err := fs.ReadFile(fsys, name)
+		data, err := safeio.ReadFS(fsys, name)
 		if errors.Is(err, fs.ErrNotExist) {
 			continue
 		}
@@ -315,7 +317,7 @@ func loadProfile(fsys fs.FS, prefix string) (*Profile, error) {
 	if found == 0 {
 		return nil, fmt.Errorf("%sno profile files: want at least one of gemm.csv, grouped.csv, attn.csv, misc.csv", prefix)
 	}
-	data, err := fs.ReadFile(fsys, FileEnv)
+	data, err := safeio.ReadFS(fsys, FileEnv)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 	case err != nil:

@@ -105,6 +105,9 @@ func (e *engine) startOp(i int) {
 	op.started = true
 	op.start = e.now
 	op.computeDone = e.now + spec.compute
+	if !e.advanceOK(e.now, spec.compute+spec.overhead) {
+		return // the run ends with a TimeRangeError
+	}
 	e.issuePredictable(i)
 	if spec.routedN > 0 && !op.routedDone { // no routing operator ran: issue now
 		e.issueRouted(i)

@@ -59,7 +59,7 @@ func runSweep(specs []Case, workers int) []Point {
 	out := make([]Point, len(specs))
 	next := make(chan int)
 	var wg sync.WaitGroup
-	for range max(1, workers) {
+	for range max(1, min(workers, len(specs))) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()

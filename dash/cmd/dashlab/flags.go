@@ -34,6 +34,24 @@ func parse(fs *flag.FlagSet, args []string) error {
 	return nil
 }
 
+// noArgs refuses positional arguments, which a command without any would
+// otherwise ignore (flag parsing stops at the first non-flag, so a stray
+// word also hides every flag after it).
+func noArgs(fs *flag.FlagSet) error {
+	if fs.NArg() > 0 {
+		return fmt.Errorf("%w: unexpected argument %q (flags after it were not read either)", errUsage, fs.Arg(0))
+	}
+	return nil
+}
+
+// setFlags returns the names of the flags given on the command line, in
+// the order the flag set lists them.
+func setFlags(fs *flag.FlagSet) []string {
+	var names []string
+	fs.Visit(func(f *flag.Flag) { names = append(names, "--"+f.Name) })
+	return names
+}
+
 // errHelp is returned after -h printed the usage: exit 0.
 var errHelp = errors.New("help")
 

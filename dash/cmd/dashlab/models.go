@@ -40,6 +40,9 @@ func runModels(args []string, _ io.Reader, stdout, stderr io.Writer) error {
 	if err := parse(fs, args); err != nil {
 		return err
 	}
+	if err := noArgs(fs); err != nil {
+		return err
+	}
 	if err := checkFormat(*format); err != nil {
 		return err
 	}

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/dashlab/dashlab/dash"
 	"github.com/dashlab/dashlab/dash/sim"
@@ -25,11 +26,32 @@ func runRun(args []string, _ io.Reader, stdout, stderr io.Writer) error {
 	tread := fs.String("t-read", "", "override the HBF read latency t_R (e.g. 10us)")
 	format := fs.String("format", "table", "output format: table or json")
 	sample := fs.Int("decode-sample", 0, "simulate one paged-KV block in N of a long decode and interpolate the rest (0: every block, exact; 16 suits 1M-token decodes)")
+	maxEvents := fs.Int64("max-events", sim.DefaultMaxEvents, "event budget: the run stops with an error after this many events")
+	maxWall := fs.Duration("max-wall", sim.DefaultMaxWall, "wall-clock budget: the run stops with an error after this long")
 	if err := parse(fs, args); err != nil {
+		return err
+	}
+	if err := noArgs(fs); err != nil {
 		return err
 	}
 	if err := checkFormat(*format); err != nil {
 		return err
+	}
+	if *maxEvents <= 0 || *maxWall <= 0 {
+		return fmt.Errorf("%w: --max-events = %d, --max-wall = %v: both must be positive", errUsage, *maxEvents, *maxWall)
+	}
+	if *file != "" {
+		var clash []string
+		for _, f := range setFlags(fs) {
+			switch f {
+			case "--model", "--system", "--batch", "--prompt", "--output", "--gpu", "--t-read":
+				clash = append(clash, f)
+			}
+		}
+		if len(clash) > 0 {
+			return fmt.Errorf("%w: --file sets the whole experiment; %s cannot be combined with it (change the file instead)",
+				errUsage, strings.Join(clash, ", "))
+		}
 	}
 	var exp dash.Experiment
 	var err error
@@ -63,7 +85,7 @@ func runRun(args []string, _ io.Reader, stdout, stderr io.Writer) error {
 	if *sample < 0 {
 		return fmt.Errorf("%w: --decode-sample %d: must not be negative", errUsage, *sample)
 	}
-	res, err := sim.RunWith(exp, sim.Options{DecodeSample: *sample})
+	res, err := sim.RunWith(exp, sim.Options{DecodeSample: *sample, MaxEvents: *maxEvents, MaxWall: *maxWall})
 	if err != nil {
 		return err
 	}
@@ -76,7 +98,11 @@ func runRun(args []string, _ io.Reader, stdout, stderr io.Writer) error {
 
 func printResult(w io.Writer, r sim.Result) {
 	fmt.Fprintf(w, "%s on %s (GPU %s): B=%d, L_in=%d, L_out=%d\n", r.Model, r.System, r.GPU, r.Batch, r.Prompt, r.Output)
-	fmt.Fprintf(w, "  TTFT %v   TPOT %v   E2E %v\n", r.TTFT, r.TPOT, r.E2E)
+	tpot := r.TPOT.String()
+	if r.Output < 2 {
+		tpot = "n/a (L_out = 1: no decode step)"
+	}
+	fmt.Fprintf(w, "  TTFT %v   TPOT %s   E2E %v\n", r.TTFT, tpot, r.E2E)
 	fmt.Fprintf(w, "  throughput %.1f tok/s (output tokens / E2E), decode %.1f tok/s\n", r.Throughput, r.DecodeThroughput)
 	for _, ph := range []struct {
 		name string
