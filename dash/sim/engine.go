@@ -13,7 +13,7 @@ import (
 // config is what the engine needs of an experiment's memory system.
 type config struct {
 	pairs      int
-	seg        unit.Bytes // HBF transfer chunk: one relay region, half a page wave
+	seg        unit.Bytes // HBF transfer chunk: half a page wave, one relay region (see transferChunk)
 	hbmChunk   unit.Bytes // HBM transfer chunk
 	page       unit.Bytes
 	wavePages  int // pages sensed by one t_R across the stack
@@ -51,9 +51,7 @@ func newConfig(e dash.Experiment) (config, error) {
 		c.earlyBuf = ex.EarlyDeliveryBufferFor(e.Timing().GPU())
 	}
 	c.parallel = !ex.NoParallelRead
-	if c.seg > h.PageWave() {
-		c.seg = h.PageWave()
-	}
+	c.seg = transferChunk(c.wavePages, c.page, c.seg)
 	c.hbmChunk = min(c.seg, HBMChunk)
 	if c.seg < 1 || c.page < 1 || c.wavePages < 1 {
 		return c, fmt.Errorf("sim: system %s: transfer chunk %v, page %v, %d pages per wave: all must be positive (validate the system)",
