@@ -132,6 +132,9 @@ func (b Builder) Count(path string, from, to any, n int) Builder {
 	return b.addRange(path, from, to, func(r *RangeSpec) error { r.Count = n; return nil })
 }
 
+// Knobs sets derived knobs for every point (see [Knobs]).
+func (b Builder) Knobs(k Knobs) Builder { b.spec.Knobs = k; return b }
+
 // Zip makes the axes of paths advance together.
 func (b Builder) Zip(paths ...string) Builder {
 	b = b.clone()
@@ -164,4 +167,14 @@ func (b Builder) MustCompile() *Plan {
 		panic(err)
 	}
 	return p
+}
+
+// Values turns a typed slice into Axis arguments:
+// Axis("overrides.hbf.t_read", sweep.Values(tReads)...).
+func Values[T any](vs []T) []any {
+	out := make([]any, len(vs))
+	for i, v := range vs {
+		out[i] = v
+	}
+	return out
 }

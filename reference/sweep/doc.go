@@ -21,7 +21,10 @@
 // A path names a field of the experiment file by its YAML keys: model,
 // model_file, system, gpu, profile, name, workload.* and execution.*, and any
 // memory-system field under overrides.* (the keys of [dash.SystemSpec], applied
-// on top of the point's system, after the base's own overrides). A point kind
+// on top of the point's system, after the base's own overrides), and the
+// derived knobs under knobs.* ([Knobs]: the page size with the transfer
+// regions scaled, the link rate with the lane rate scaled, the reading of
+// t_R; applied last, as the builder's methods do). A point kind
 // (see [Kind]) may add a section of its own (serving.* for serving runs). The
 // points are the product of the axes in the order given (the first axis
 // varies slowest); the axes of a zip group advance together as one; where

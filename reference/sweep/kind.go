@@ -98,8 +98,11 @@ type Point struct {
 	// File is the experiment file with the axes applied. Its Overrides are
 	// the base's; System holds the result of applying them and the axes.
 	File dash.ExperimentFile
-	// System is the point's memory system.
+	// System is the point's memory system: the file's system with the
+	// base's overrides, the axes' overrides and the knobs applied.
 	System dash.SystemSpec
+	// Knobs are the point's derived knobs (already applied to System).
+	Knobs Knobs
 	// Model is the point's model.
 	Model dash.ModelSpec
 	// Timing is the GPU timing model of the point's profile and GPU.

@@ -19,6 +19,8 @@ const (
 	inSystem
 	// inParams is a field of the kind's own section.
 	inParams
+	// inKnobs is a derived knob (see [Knobs]).
+	inKnobs
 )
 
 // field is a resolved path: where it points and the type of its value.
@@ -31,6 +33,7 @@ type field struct {
 var (
 	fileType   = reflect.TypeFor[dash.ExperimentFile]()
 	systemType = reflect.TypeFor[dash.SystemSpec]()
+	knobsType  = reflect.TypeFor[Knobs]()
 )
 
 // resolvePath finds the field a path names. section and params are the
@@ -49,6 +52,12 @@ func resolvePath(path, section string, params reflect.Type) (field, error) {
 		}
 		idx, typ, err := walk(systemType, parts[1:], "overrides")
 		return field{inSystem, idx, typ}, err
+	case parts[0] == knobsSection:
+		if len(parts) == 1 {
+			return field{}, fmt.Errorf("path %q: name a knob (knobs.page_size, knobs.link_bandwidth, knobs.reading)", path)
+		}
+		idx, typ, err := walk(knobsType, parts[1:], knobsSection)
+		return field{inKnobs, idx, typ}, err
 	case section != "" && parts[0] == section:
 		if len(parts) == 1 {
 			return field{}, fmt.Errorf("path %q: name a field of %s", path, section)
@@ -126,7 +135,7 @@ func keysOf(t reflect.Type) []string {
 		}
 	}
 	if t == fileType {
-		out = append(out, "overrides.*")
+		out = append(out, "overrides.*", "knobs.*")
 	}
 	sort.Strings(out)
 	return out

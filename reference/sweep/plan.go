@@ -30,6 +30,7 @@ type Plan struct {
 	base    dash.ExperimentFile
 	baseDir string
 	params  reflect.Value // the kind's section (invalid when none)
+	knobs   Knobs         // the spec's knobs section
 	section string
 	ptype   reflect.Type
 
@@ -71,7 +72,7 @@ func Compile(s Spec) (*Plan, error) {
 	ptype := p.ptype
 	for key, n := range s.Params {
 		if key != p.section || p.section == "" {
-			return nil, fmt.Errorf("%s: line %d: unknown field %q (known: name, kind, base, base_file, axes, zip, where%s)",
+			return nil, fmt.Errorf("%s: line %d: unknown field %q (known: name, kind, base, base_file, knobs, axes, zip, where%s)",
 				src, n.Line, key, sectionHint(p.section))
 		}
 	}
@@ -85,6 +86,10 @@ func Compile(s Spec) (*Plan, error) {
 			p.params = v
 		}
 	}
+	if p.section == knobsSection {
+		return nil, fmt.Errorf("%s: kind %s: its section may not be called %q", src, k.Name(), knobsSection)
+	}
+	p.knobs = s.Knobs
 	if p.base, p.baseDir, err = s.baseFile(); err != nil {
 		return nil, err
 	}
@@ -372,8 +377,9 @@ func (p *Plan) fingerprintOf() ([sha256.Size]byte, error) {
 		Kind   string
 		Base   dash.ExperimentFile
 		System dash.SystemSpec
+		Knobs  Knobs
 		Params any
-	}{p.kind.Name(), base, sys, params})
+	}{p.kind.Name(), base, sys, p.knobs, params})
 	if err != nil {
 		return [sha256.Size]byte{}, err
 	}
@@ -433,7 +439,7 @@ func (p *Plan) digits(raw int) []int {
 
 // materialize applies one value index per dimension to the base.
 func (p *Plan) materialize(digits []int) Point {
-	pt := Point{File: p.base, Labels: make([]string, len(p.axes))}
+	pt := Point{File: p.base, Labels: make([]string, len(p.axes)), Knobs: p.knobs}
 	var params reflect.Value
 	if p.params.IsValid() {
 		params = reflect.New(p.params.Type())
@@ -454,6 +460,8 @@ func (p *Plan) materialize(digits []int) Point {
 				sysSets = append(sysSets, func(s *dash.SystemSpec) { reflect.ValueOf(s).Elem().FieldByIndex(a.field.index).Set(v) })
 			case inParams:
 				params.Elem().FieldByIndex(a.field.index).Set(v)
+			case inKnobs:
+				reflect.ValueOf(&pt.Knobs).Elem().FieldByIndex(a.field.index).Set(v)
 			}
 		}
 	}
@@ -461,6 +469,7 @@ func (p *Plan) materialize(digits []int) Point {
 	for _, set := range sysSets {
 		set(&pt.System)
 	}
+	pt.System = pt.Knobs.apply(pt.System)
 	pt.Model = p.models[modelKey(pt.File)]
 	pt.Timing = p.timings[[2]string{pt.File.Profile, pt.File.GPU}]
 	pt.Key = p.keyOf(pt.Labels)
@@ -479,7 +488,7 @@ func (p *Plan) keyOf(labels []string) string {
 
 // validate checks a materialised point.
 func (p *Plan) validate(pt Point) error {
-	errs := []error{pt.System.Validate(), pt.File.Workload.Validate(), pt.File.Execution.Validate()}
+	errs := []error{pt.Knobs.validate(), pt.System.Validate(), pt.File.Workload.Validate(), pt.File.Execution.Validate()}
 	w := pt.File.Workload
 	if pt.Model.MaxContext > 0 && w.Prompt+w.Output > pt.Model.MaxContext {
 		errs = append(errs, fmt.Errorf("workload: prompt + output = %d tokens exceeds model %s max_context %d",

@@ -152,3 +152,37 @@ func TestBuilderMatchesYAML(t *testing.T) {
 		t.Errorf("bad builder value: %v", err)
 	}
 }
+
+func TestKnobs(t *testing.T) {
+	p := compileYAML(t, `
+base: {model: qwen3-235b-a22b, system: dash, workload: {batch: 4, prompt: 1024, output: 128}}
+knobs: {reading: paper}
+axes:
+  - {path: knobs.page_size, values: [4 KiB, 16 KiB]}
+  - {path: knobs.link_bandwidth, values: [1.6 TB/s, 3.2 TB/s]}
+`)
+	pt, _ := p.Point(3)
+	h, l := pt.System.HBF, pt.System.Link
+	if h.PageSize.String() != "16 KiB" || h.SRAM.RegionSize != h.PageWave() || pt.System.HBM.RelaySRAM.RegionSize != h.PageWave()/2 {
+		t.Errorf("page-size knob: %+v", h)
+	}
+	if l.Usable.String() != "3.2 TB/s" || l.GTPerSecond != 128 {
+		t.Errorf("link knob: %+v", l)
+	}
+	if h.ReadWavesInFlight != 0 {
+		t.Errorf("reading knob: read_waves_in_flight = %d", h.ReadWavesInFlight)
+	}
+	for _, bad := range []struct{ spec, want string }{
+		{"axes: [{path: knobs.reading, values: [paper, sideways]}]", `knobs.reading: reading "sideways"`},
+		{"axes: [{path: knobs.page_size, values: [4 KiB, -4 KiB]}]", "knobs.page_size = -4 KiB"},
+		{"axes: [{path: knobs.pages, values: [1]}]", `unknown field "pages" in knobs`},
+	} {
+		s, err := DecodeSpec(strings.NewReader("base: {model: qwen3-235b-a22b, system: dash, workload: {batch: 4, prompt: 1024, output: 128}}\n"+bad.spec), "k.yaml", ".")
+		if err == nil {
+			_, err = s.Compile()
+		}
+		if err == nil || !strings.Contains(err.Error(), bad.want) {
+			t.Errorf("%s: error %v, want %q", bad.spec, err, bad.want)
+		}
+	}
+}

@@ -2,6 +2,7 @@ package sweep
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -37,6 +38,18 @@ func Load(path string) (*Table, error) {
 	})
 	t.Header = h
 	return t, err
+}
+
+// Err joins the errors of the rows that failed (rows of points that do not
+// fit their memory system are not errors: they have StatusDoesNotFit).
+func (t *Table) Err() error {
+	var errs []error
+	for _, r := range t.Rows {
+		if r.Status == StatusFailed {
+			errs = append(errs, fmt.Errorf("point %d %v: %s", r.Point, r.Values, r.Error))
+		}
+	}
+	return errors.Join(errs...)
 }
 
 func (t *Table) axis(path string) (int, error) {
