@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -103,12 +104,8 @@ func runOffload(args []string, _ io.Reader, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	evs, err := reproduce.OffloadStudy(host, reproduce.OffloadOptions{Model: reproduce.Fig10Model, Batches: bs,
+	res, err := reproduce.Fig10Study(host, reproduce.OffloadOptions{Model: reproduce.Fig10Model, Batches: bs,
 		Prompt: *prompt, Output: *output, Cores: []int{*cores}, Reading: reading})
-	if err != nil {
-		return err
-	}
-	curve, fits, err := reproduce.CoreCurve(host, reproduce.Fig10CoreCurve)
 	if err != nil {
 		return err
 	}
@@ -118,13 +115,13 @@ func runOffload(args []string, _ io.Reader, stdout, stderr io.Writer) error {
 			"weight_streaming": "uncached experts copied host->GPU over PCIe at the measured copy time, overlapped with GPU expert compute",
 			"hybrid":           "best of every split of the active experts between GPU (cached first) and CPU, run concurrently",
 		}}
-	for _, e := range evs[0] {
+	for _, e := range res.Evaluations {
 		out.Evaluations = append(out.Evaluations, offloadRow(e))
 	}
-	for _, p := range curve {
+	for _, p := range res.Curve {
 		out.CoreCurve = append(out.CoreCurve, coreCurveJSON{Batch: p.Batch, Cores: p.Cores, LatencyMs: p.Latency.Milliseconds(), Modelled: p.Modelled})
 	}
-	for _, f := range fits {
+	for _, f := range res.Fits {
 		out.CoreFits = append(out.CoreFits, amdahlFitJSON{Batch: f.Batch, SerialMs: f.Serial.Milliseconds(), ParallelMs: f.Parallel.Milliseconds(), MaxErrPct: f.MaxErrPct})
 	}
 	if *format == "json" {
@@ -162,8 +159,12 @@ func writeOffloadTable(w io.Writer, o offloadJSON) {
 	fmt.Fprintf(w, "\nFig. 10(a): host expert-layer latency (ms) by core cap; * = modelled (Amdahl fit)\n\n")
 	var c table
 	head := []string{"B"}
-	for _, n := range reproduce.Fig10CoreCurve {
-		head = append(head, strconv.Itoa(n))
+	var cores []int
+	for _, p := range o.CoreCurve {
+		if !slices.Contains(cores, p.Cores) {
+			cores = append(cores, p.Cores)
+			head = append(head, strconv.Itoa(p.Cores))
+		}
 	}
 	c.add(head...)
 	byBatch := map[int][]string{}
