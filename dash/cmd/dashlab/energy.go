@@ -104,6 +104,7 @@ func runEnergy(args []string, _ io.Reader, stdout, stderr io.Writer) error {
 			}
 		}
 	}
+	fmt.Fprintf(stderr, "energy: simulating %d runs (%d models x %d batches x %d systems)...\n", len(cases), len(cases)/len(bs)/len(reproduce.Fig9Systems), len(bs), len(reproduce.Fig9Systems))
 	points := reproduce.Sweep(cases, 0)
 	if err := reproduce.SweepErr(points); err != nil {
 		return err
