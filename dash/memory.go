@@ -64,6 +64,10 @@ type HBFSpec struct {
 	// PageSize is the NAND page (4 KiB). Range 512 B..1 MiB; the page wave
 	// (dies x planes x subarrays x page) at most 4 GiB.
 	PageSize unit.Bytes `yaml:"page_size"`
+	// PagesPerBlock is the pages of one erase block of one plane subarray
+	// (0: DefaultPagesPerBlock). The paper gives none; flash management
+	// (blocks, garbage collection, erase counts) uses it, timing does not.
+	PagesPerBlock int `yaml:"pages_per_block,omitempty"`
 	// TRead is the page sensing latency t_R (3 us nominal; the paper sweeps
 	// 1-32 us). Range 1 ns..10 s.
 	TRead unit.Duration `yaml:"t_read"`
@@ -106,6 +110,22 @@ type HBFSpec struct {
 	TSVBandwidth unit.BytesPerSecond `yaml:"tsv_bandwidth"`
 	// SRAM is the base-die transfer SRAM (2 x 8 MiB + ECC = 18 MiB physical).
 	SRAM SRAMSpec `yaml:"sram"`
+}
+
+// DefaultPagesPerBlock is the erase-block size in pages when none is set:
+// 256 pages (1 MiB of 4 KiB pages), an assumption within the range of
+// NAND parts (hundreds of pages per block).
+const DefaultPagesPerBlock = 256
+
+// MaxPagesPerBlock bounds PagesPerBlock.
+const MaxPagesPerBlock = 1 << 16
+
+// BlockPages is PagesPerBlock with the default applied.
+func (h HBFSpec) BlockPages() int {
+	if h.PagesPerBlock <= 0 {
+		return DefaultPagesPerBlock
+	}
+	return h.PagesPerBlock
 }
 
 // PageWave is the data one t_R senses across every die, plane and subarray
@@ -155,6 +175,9 @@ func (h HBFSpec) Reading() Reading {
 // (see limits.go) as a *RangeError.
 func (h HBFSpec) Validate() error {
 	errs := h.limits()
+	if h.PagesPerBlock < 0 || h.PagesPerBlock > MaxPagesPerBlock {
+		errs = append(errs, fmt.Errorf("hbf.pages_per_block = %d: must be 0 (default %d) to %d", h.PagesPerBlock, DefaultPagesPerBlock, MaxPagesPerBlock))
+	}
 	if len(errs) == 0 && h.SRAM.RegionSize < h.PageWave() {
 		errs = append(errs, fmt.Errorf("hbf.sram.region_size = %v: smaller than one page wave (%v = dies x planes x subarrays x page)",
 			h.SRAM.RegionSize, h.PageWave()))

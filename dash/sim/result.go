@@ -44,6 +44,9 @@ type Result struct {
 	Early EarlyStats
 	// KV is where the KV cache ended up and what moved it there.
 	KV KVStats
+	// Flash is the HBF flash management: superblocks, erases, write
+	// amplification, program-busy time.
+	Flash FlashStats
 	// Timeline is the traced layer, when Options.Trace asked for one.
 	Timeline *Timeline
 	// Extrapolated lists the operator shapes whose timing came from the GPU

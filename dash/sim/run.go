@@ -151,6 +151,13 @@ func RunWith(exp dash.Experiment, opts Options) (Result, error) {
 	res.Decode = e.st.phase(phaseStart, res.E2E-res.TTFT)
 	res.KV = kvStats(exp, pb.kv)
 	res.KV.FirstWritebackStep = firstWB
+	programs := make([]int64, len(e.hbf))
+	var progBusy Time
+	for i := range e.hbf {
+		programs[i] = e.hbf[i].programs
+		progBusy += e.hbf[i].progBusy
+	}
+	res.Flash = flashStats(exp, programs, progBusy)
 	tokens := float64(w.Batch * w.Output)
 	res.Throughput = tokens / res.E2E.Seconds()
 	if w.Output > 1 {
