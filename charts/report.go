@@ -266,6 +266,13 @@ func BuildReport(rep reproduce.Report, o ReportOptions) (*Page, error) {
 		}
 		p.Figure(f)
 	}
+	if rep.Artifacts.Fig12 != nil {
+		f, err := Fig12(rep.Artifacts.Fig12)
+		if err != nil {
+			return nil, err
+		}
+		p.Figure(f)
+	}
 	if err := addBeyondSections(p, rep.Artifacts); err != nil {
 		return nil, err
 	}

@@ -126,3 +126,53 @@ func kvStats(exp dash.Experiment, l *kvLedger) KVStats {
 	k.DecodeHBM, k.DecodeHBF, k.WritebackWaves = l.hbmBytes(), l.hbfBytes(), l.total
 	return k
 }
+
+// KVPoint is the KV placement after a number of decode steps.
+type KVPoint struct {
+	// Generated is the decode tokens per request appended so far.
+	Generated int `json:"generated_tokens"`
+	// HBM and HBF are the KV bytes resident in each (HBF includes the
+	// prompt's KV).
+	HBM unit.Bytes `json:"hbm_bytes"`
+	HBF unit.Bytes `json:"hbf_bytes"`
+}
+
+// KVTrajectory is the KV placement of a fixed-batch run at about n evenly
+// spaced decode steps (and the first writeback), from the same ledger the
+// simulation uses; it simulates no timing.
+func KVTrajectory(exp dash.Experiment, n int) ([]KVPoint, error) {
+	if !exp.Valid() {
+		return nil, fmt.Errorf("sim: KVTrajectory: experiment was not built")
+	}
+	if n < 1 {
+		return nil, fmt.Errorf("sim: KVTrajectory: n = %d points: must be at least 1", n)
+	}
+	l, err := newKVLedger(exp)
+	if err != nil {
+		return nil, err
+	}
+	w, p := exp.Workload(), exp.Plan()
+	steps := max(0, w.Output-1)
+	every := max(1, steps/n)
+	out := []KVPoint{{HBF: p.KV.Prefill}}
+	var hbm unit.Bytes
+	for s := 1; s <= steps; s++ {
+		first := false
+		if l != nil {
+			before := l.total
+			l.advance()
+			first = before == 0 && l.total > 0
+		} else {
+			hbm += unit.Bytes(w.Batch) * p.KV.BytesPerToken
+		}
+		if s%every != 0 && s != steps && !first {
+			continue
+		}
+		pt := KVPoint{Generated: s, HBM: hbm, HBF: p.KV.Prefill}
+		if l != nil {
+			pt.HBM, pt.HBF = l.hbmBytes(), p.KV.Prefill+l.hbfBytes()
+		}
+		out = append(out, pt)
+	}
+	return out, nil
+}

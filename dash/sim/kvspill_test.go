@@ -122,3 +122,28 @@ func TestSpillBudgetTooSmall(t *testing.T) {
 		t.Fatal("expected an error for a decode-KV budget below one wave per layer")
 	}
 }
+
+// The exposed write stall (E2E less E2E with programs that take no time)
+// is zero while t_PROG fits the work a program overlaps and positive when
+// it does not; the program-busy time grows with t_PROG either way.
+func TestWriteStall(t *testing.T) {
+	e2e := func(tprog unit.Duration) Result {
+		exp := build(t, "qwen3-30b-a3b", "dash", 16, 256, 4096, func(b dash.ExperimentBuilder) dash.ExperimentBuilder {
+			return b.Modify(func(s *dash.SystemSpec) { s.HBM.Capacity = 2500 * unit.MB }).TProg(tprog)
+		})
+		return run(t, exp, Options{})
+	}
+	base, fits, long := e2e(1), e2e(10*unit.Microsecond), e2e(10*unit.Millisecond)
+	if fits.KV.WritebackWaves == 0 {
+		t.Fatal("no writeback")
+	}
+	if fits.E2E != base.E2E {
+		t.Errorf("t_PROG 10us: stall %v, want 0", fits.E2E-base.E2E)
+	}
+	if long.E2E <= base.E2E {
+		t.Errorf("t_PROG 10ms: stall %v, want positive", long.E2E-base.E2E)
+	}
+	if !(base.Flash.ProgramBusy < fits.Flash.ProgramBusy && fits.Flash.ProgramBusy < long.Flash.ProgramBusy) {
+		t.Errorf("program busy %v, %v, %v: must grow with t_PROG", base.Flash.ProgramBusy, fits.Flash.ProgramBusy, long.Flash.ProgramBusy)
+	}
+}

@@ -21,6 +21,9 @@ type Artifacts struct {
 	// expert delivery into the GPU's L2 (not checked: the paper names no
 	// GPU-side buffer).
 	Fig11Early []LookaheadPair
+	// Fig12 is the sensitivity study on Llama 4 Maverick 1/4K/1M under
+	// both readings (nil when not run).
+	Fig12 *Fig12Result
 	// Fig10 is the CPU-GPU offloading comparison (nil when not run).
 	Fig10 *Fig10Result
 	// Cost is the capacity-per-cost grid and pair scaling (nil when not

@@ -41,6 +41,8 @@ type Case struct {
 	Reading dash.Reading
 	// Modify, when set, changes the experiment before it is built.
 	Modify func(dash.ExperimentBuilder) dash.ExperimentBuilder
+	// Sim are the simulation options (a sampled long decode, say).
+	Sim sim.Options
 }
 
 // Sweep runs the cases on workers goroutines (0: GOMAXPROCS), one
@@ -98,7 +100,7 @@ func runPoint(s Case) Point {
 		return p
 	}
 	p.Fits = true
-	r, err := sim.Run(exp)
+	r, err := sim.RunWith(exp, s.Sim)
 	if err != nil {
 		p.Err = err.Error()
 		return p

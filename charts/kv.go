@@ -1,0 +1,187 @@
+package charts
+
+import (
+	"errors"
+	"fmt"
+	"math"
+
+	"github.com/dashlab/dashlab/dash"
+	"github.com/dashlab/dashlab/dash/lookahead"
+	"github.com/dashlab/dashlab/dash/sim"
+	"github.com/dashlab/dashlab/reference/reproduce"
+)
+
+// KVSplit draws where the KV cache lives against generated tokens (§VI-F's
+// asymmetric placement): HBM (decode KV up to the budget) and HBF (the
+// prompt's KV and the written-back waves), with the paper's final split as
+// reference lines.
+func KVSplit(id string, traj []sim.KVPoint) (Chart, error) {
+	if len(traj) == 0 {
+		return nil, errors.New("charts: KVSplit: no KV trajectory")
+	}
+	var hbm, hbf, total []Point
+	for _, p := range traj {
+		x := float64(p.Generated)
+		hbm = append(hbm, Point{X: x, Y: p.HBM.GB()})
+		hbf = append(hbf, Point{X: x, Y: p.HBF.GB()})
+		total = append(total, Point{X: x, Y: (p.HBM + p.HBF).GB()})
+	}
+	var refs []RefLine
+	for _, r := range []struct{ id, name string }{{"fig12.kv_hbm_gb", "paper: HBM at 1M"}, {"fig12.kv_hbf_gb", "paper: HBF at 1M"}} {
+		if v := paperValue(r.id); !math.IsNaN(v) {
+			refs = append(refs, RefLine{Name: fmt.Sprintf("%s %.2f GB", r.name, v), Y: v})
+		}
+	}
+	return Lines(LineSpec{
+		Common: Common{ID: id, Title: "KV cache placement over the decode", Subtitle: "Llama 4 Maverick, B/L_in/L_out = 1/4K/1M on DASH", Height: "420px"},
+		XName:  "Generated tokens", YName: "KV cache (GB)",
+		Series:   []XYSeries{{Name: "HBM (decode KV)", Points: hbm}, {Name: "HBF (prompt + written back)", Points: hbf}, {Name: "Total", Points: total}},
+		RefLines: refs,
+	})
+}
+
+// fig12Axis names each sweep's x axis and whether it is logarithmic.
+var fig12Axis = map[reproduce.Fig12Param]struct {
+	name, ref string
+	log       bool
+}{
+	reproduce.Fig12PageSize: {"HBF page size (KiB)", "4 KiB", true},
+	reproduce.Fig12TRead:    {"HBF read latency t_R (µs)", "3 µs", true},
+	reproduce.Fig12Link:     {"Per-route D2D bandwidth (TB/s)", "1.6 TB/s", true},
+}
+
+// Fig12 draws the sensitivity study (§VI-F, Fig. 12): E2E latency against
+// page size, t_R and per-route D2D bandwidth, each normalized to the
+// paper's reference point, under both readings of t_R; program-busy time
+// against the E2E-exposed write stall over t_PROG; the KV split; and the
+// paper's numbers against the engine's.
+func Fig12(r *reproduce.Fig12Result) (Figure, error) {
+	if r == nil || len(r.Points) == 0 {
+		return Figure{}, errors.New("charts: Fig12: no sensitivity results")
+	}
+	fig := Figure{ID: "fig12", Title: "Fig. 12: sensitivity to the HBF parameters (§VI-F)",
+		Caption: "Llama 4 Maverick at B/L_in/L_out = 1/4K/1M on DASH: prompt KV in HBF, decode KV in HBM up to the package-wide budget, then written back " +
+			"page wave by page wave. Each sweep is normalized as the paper does; both readings of t_R (paper: t_R a readiness latency only; physical: one page wave per t_R per stack)."}
+	for _, p := range []reproduce.Fig12Param{reproduce.Fig12PageSize, reproduce.Fig12TRead, reproduce.Fig12Link} {
+		ax := fig12Axis[p]
+		var series []XYSeries
+		for _, rd := range dash.Readings() {
+			var pts []Point
+			for _, x := range r.Sweep(p, rd) {
+				pts = append(pts, Point{X: x.Value, Y: x.Normalized})
+			}
+			if len(pts) > 0 {
+				series = append(series, XYSeries{Name: rd.String() + " reading", Points: pts})
+			}
+		}
+		c, err := Lines(LineSpec{
+			Common: Common{ID: "fig12_" + string(p), Title: "E2E latency against " + ax.name, Subtitle: "normalized to " + ax.ref, Height: "380px"},
+			XName:  ax.name, YName: "Normalized E2E latency", Series: series, LogX: ax.log,
+			RefLines: []RefLine{{Name: "reference point", Y: 1, Color: "#999999"}},
+		})
+		if err != nil {
+			return Figure{}, err
+		}
+		fig.Charts = append(fig.Charts, c)
+	}
+	var series []XYSeries
+	for _, rd := range dash.Readings() {
+		var busy, stall []Point
+		for _, x := range r.Sweep(reproduce.Fig12TProg, rd) {
+			busy = append(busy, Point{X: x.Value, Y: x.ProgramBusy.Seconds()})
+			stall = append(stall, Point{X: x.Value, Y: x.Stall.Seconds()})
+		}
+		series = append(series, XYSeries{Name: "program busy, " + rd.String(), Points: busy}, XYSeries{Name: "exposed stall, " + rd.String(), Points: stall})
+	}
+	paper := []XYSeries{{Name: "exposed stall, paper", Points: []Point{{X: 500, Y: paperValue("fig12.write_stall_s.tprog500us")}, {X: 5000, Y: paperValue("fig12.write_stall_s.tprog5ms")}}}}
+	c, err := Lines(LineSpec{
+		Common: Common{ID: "fig12_t_prog", Title: "HBF program latency: program-busy time against exposed stall", Subtitle: "totals over the run, both stacks' programs summed", Height: "420px"},
+		XName:  "t_PROG (µs)", YName: "Time (s)", Series: series, Paper: paper, LogX: true,
+	})
+	if err != nil {
+		return Figure{}, err
+	}
+	fig.Charts = append(fig.Charts, c)
+	if len(r.KV) > 0 {
+		c, err := KVSplit("fig12_kv", r.KV)
+		if err != nil {
+			return Figure{}, err
+		}
+		fig.Charts = append(fig.Charts, c)
+	}
+	nom, ok := r.Nominal[dash.ReadingPaper]
+	if !ok {
+		for _, v := range r.Nominal {
+			nom = v
+		}
+	}
+	for _, x := range []struct {
+		id, metric string
+		v          float64
+	}{{"fig12.kv_hbm_gb", "KV in HBM at 1M", nom.KV.HBM().GB()}, {"fig12.kv_hbf_gb", "KV in HBF at 1M", nom.KV.HBF().GB()},
+		{"fig9b.llama4_4k_1m.kv_cache_gb", "KV cache at 1M", nom.KV.Total().GB()}} {
+		row, err := paperRow(x.id, x.metric, x.v)
+		if err != nil {
+			return Figure{}, err
+		}
+		fig.Rows = append(fig.Rows, row)
+	}
+	for _, x := range r.Sweep(reproduce.Fig12TProg, dash.ReadingPaper) {
+		id := map[float64]string{500: "fig12.write_stall_s.tprog500us", 5000: "fig12.write_stall_s.tprog5ms"}[x.Value]
+		if id == "" {
+			continue
+		}
+		row, err := paperRow(id, "exposed write stall, t_PROG "+x.Label, x.Stall.Seconds())
+		if err != nil {
+			return Figure{}, err
+		}
+		fig.Rows = append(fig.Rows, row)
+	}
+	if relay, ok := r.RelayOnly[dash.ReadingPaper]; ok && relay.DecodeThroughput > 0 {
+		for _, x := range []struct {
+			id, metric string
+			v          float64
+		}{{"fig9b.llama4_4k_1m.throughput_speedup.vs_relay_only", "4K/1M throughput speedup vs RelayOnly", nom.DecodeThroughput / relay.DecodeThroughput},
+			{"fig9b.llama4_4k_1m.e2e_reduction_pct.vs_relay_only", "4K/1M E2E reduction vs RelayOnly", 100 * (1 - nom.E2E.Seconds()/relay.E2E.Seconds())}} {
+			row, err := paperRow(x.id, x.metric, x.v)
+			if err != nil {
+				return Figure{}, err
+			}
+			fig.Rows = append(fig.Rows, row)
+		}
+	}
+	fig.Notes = append(fig.Notes,
+		"The HBM decode-KV budget comes from the planner: HBM capacity less the replicated weights (attention, norms and routers, dense FFN, LM head) and the prefill workspace. "+
+			"The paper's 24.46 GB is about 2.9 GB smaller, the size of the embedding table (2.07 GB) plus the prompt's KV (0.81 GB): its placement apparently keeps more in HBM; the engine does not guess it.",
+		"A page wave programs every die, plane and subarray of a stack, so a program blocks every read of that stack for t_PROG (program/read interference); "+
+			"the stall is E2E at that t_PROG less E2E of the same run whose programs take no time.",
+		fmt.Sprintf("The 1M-token decodes are sampled: one KV block in %d simulated, the steps between interpolated (within 0.1%% of the exact run in the tests).", reproduce.Fig12DecodeSample))
+	return fig, nil
+}
+
+// LookaheadAgreement draws the exact-lookahead checker's agreement per
+// model: the share of random tokens whose early and conventional
+// selections agree (eligible routers), or would agree (routers with an
+// expert bias, which keep late selection).
+func LookaheadAgreement(id string, reps []lookahead.Report) (Chart, error) {
+	if len(reps) == 0 {
+		return nil, errors.New("charts: LookaheadAgreement: no reports")
+	}
+	var cats []string
+	var early, late []float64
+	for _, r := range reps {
+		cats = append(cats, ShortModelName(r.Model))
+		if r.Eligible {
+			early, late = append(early, r.AgreementPct()), append(late, math.NaN())
+		} else {
+			early, late = append(early, math.NaN()), append(late, r.AgreementPct())
+		}
+	}
+	return GroupedBar(BarSpec{
+		Common: Common{ID: id, Title: "Lookahead selection against conventional routing (FP32)",
+			Subtitle: fmt.Sprintf("%d random tokens per model at its real dimensions", reps[0].Tokens), Height: "400px"},
+		XName: "Model", YName: "Selections that agree (%)", Categories: cats, YMin: 0, YMax: 100,
+		Series: []Series{{Name: "early selection (eligible)", Values: early}, {Name: "if early were used (expert bias: late)", Values: late}},
+		LabelRotate: 30,
+	})
+}

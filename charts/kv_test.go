@@ -1,0 +1,48 @@
+package charts
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/dashlab/dashlab/dash"
+	"github.com/dashlab/dashlab/dash/lookahead"
+	"github.com/dashlab/dashlab/dash/sim"
+	"github.com/dashlab/dashlab/dash/unit"
+	"github.com/dashlab/dashlab/reference/reproduce"
+)
+
+// Fig12, KVSplit and LookaheadAgreement draw hand-made values.
+func TestKVCharts(t *testing.T) {
+	res := &reproduce.Fig12Result{Nominal: map[dash.Reading]sim.Result{}, RelayOnly: map[dash.Reading]sim.Result{}}
+	for _, rd := range dash.Readings() {
+		nom := sim.Result{E2E: 10 * unit.Second, DecodeThroughput: 2,
+			KV: sim.KVStats{PrefillHBF: unit.GB, DecodeHBM: 24 * unit.GB, DecodeHBF: 172 * unit.GB}}
+		res.Nominal[rd], res.RelayOnly[rd] = nom, sim.Result{E2E: 20 * unit.Second, DecodeThroughput: 1}
+		for _, p := range []reproduce.Fig12Param{reproduce.Fig12PageSize, reproduce.Fig12TRead, reproduce.Fig12TProg, reproduce.Fig12Link} {
+			for i, v := range []float64{1, 2, 500, 5000} {
+				res.Points = append(res.Points, reproduce.Fig12Point{Param: p, Value: v, Label: "x", Reading: rd, Result: nom,
+					Normalized: 1 + float64(i)/10, ProgramBusy: unit.Second, Stall: unit.Duration(i) * unit.Second})
+			}
+		}
+	}
+	res.KV = []sim.KVPoint{{HBF: unit.GB}, {Generated: 500000, HBM: 24 * unit.GB, HBF: 80 * unit.GB}, {Generated: 999999, HBM: 24 * unit.GB, HBF: 173 * unit.GB}}
+	f, err := Fig12(res)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, err := f.HTML()
+	if err != nil || !strings.Contains(string(h), "fig12_t_prog") || len(f.Rows) < 5 {
+		t.Fatalf("Fig12: %v, %d rows", err, len(f.Rows))
+	}
+	if _, err := Fig12(nil); err == nil {
+		t.Error("Fig12(nil) drew")
+	}
+	c, err := LookaheadAgreement("la", []lookahead.Report{{Model: "llama4-maverick", Eligible: true, Tokens: 10, Agree: 10},
+		{Model: "deepseek-v3", Tokens: 10, Agree: 3, Disagree: 7}})
+	if err != nil || c == nil {
+		t.Fatal(err)
+	}
+	if _, err := KVSplit("kv", nil); err == nil {
+		t.Error("KVSplit of nothing drew")
+	}
+}

@@ -1,0 +1,284 @@
+package reproduce
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/dashlab/dashlab/dash"
+	"github.com/dashlab/dashlab/dash/sim"
+	"github.com/dashlab/dashlab/dash/unit"
+)
+
+// Fig. 12: sensitivity of DASH to the HBF parameters (§VI-F), Llama 4
+// Maverick at B/L_in/L_out = 1/4K/1M with the asymmetric KV placement
+// (prompt KV in HBF, decode KV in HBM up to the budget, then written back
+// page wave by page wave). Four sweeps, each normalized as the paper does:
+// page size (to 4 KiB; transfer regions scaled with the page wave, for this
+// study only), t_R (to 3 us), per-route D2D bandwidth (to 1.6 TB/s), and
+// t_PROG, which reports program-busy time against the E2E-exposed write
+// stall: E2E at that t_PROG less E2E of the same run with programs that
+// take no time (the data still move). And the 4K/1M point of Fig. 9(b):
+// DASH against RelayOnly. Every sweep runs under both readings of t_R.
+
+// Fig12Model is the model of the study; Fig12Workload its workload.
+const Fig12Model = "llama4-maverick"
+
+// Fig12Workload is B/L_in/L_out = 1/4K/1M.
+var Fig12Workload = Llama4LongDecode
+
+// Fig12DecodeSample is the decode sampling of the study's runs (one KV
+// block in 16 simulated, the rest interpolated; see sim.Options).
+const Fig12DecodeSample = 16
+
+// The sweeps' values.
+var (
+	Fig12PageSizes = []unit.Bytes{4 * unit.KiB, 8 * unit.KiB, 16 * unit.KiB, 32 * unit.KiB}
+	Fig12TReads    = []unit.Duration{1 * unit.Microsecond, 2 * unit.Microsecond, 3 * unit.Microsecond, 4 * unit.Microsecond,
+		8 * unit.Microsecond, 16 * unit.Microsecond, 32 * unit.Microsecond}
+	Fig12TProgs = []unit.Duration{100 * unit.Microsecond, 200 * unit.Microsecond, 500 * unit.Microsecond,
+		1 * unit.Millisecond, 2 * unit.Millisecond, 5 * unit.Millisecond}
+	Fig12Links = []unit.BytesPerSecond{0.4e12, 0.8e12, 1.6e12, 3.2e12}
+)
+
+// Fig12Param names a swept parameter.
+type Fig12Param string
+
+// The four sweeps.
+const (
+	Fig12PageSize Fig12Param = "page_size"
+	Fig12TRead    Fig12Param = "t_read"
+	Fig12TProg    Fig12Param = "t_prog"
+	Fig12Link     Fig12Param = "d2d_bandwidth"
+)
+
+// Fig12Point is one point of a sweep.
+type Fig12Point struct {
+	// Param and Value: the parameter and its value in the sweep's unit
+	// (KiB, us, us, TB/s); Label prints it.
+	Param Fig12Param
+	Value float64
+	Label string
+	// Reading is the reading of t_R.
+	Reading dash.Reading
+	// Result is the run.
+	Result sim.Result
+	// Normalized is E2E over the sweep's reference point's E2E.
+	Normalized float64
+	// ProgramBusy is the stacks' total program time and Stall the
+	// E2E-exposed write stall (t_PROG sweep only).
+	ProgramBusy, Stall unit.Duration
+}
+
+// Fig12Result is the study under one or both readings.
+type Fig12Result struct {
+	// Points holds every sweep point, by reading, sweep and value.
+	Points []Fig12Point
+	// Nominal is the nominal run (4 KiB, 3 us, 100 us, 1.6 TB/s) and
+	// RelayOnly the same workload on RelayOnly, per reading.
+	Nominal, RelayOnly map[dash.Reading]sim.Result
+	// KV is the KV split against generated tokens on the nominal system.
+	KV []sim.KVPoint
+}
+
+// Sweep returns a sweep's points under a reading, in value order.
+func (r *Fig12Result) Sweep(p Fig12Param, rd dash.Reading) []Fig12Point {
+	var out []Fig12Point
+	for _, x := range r.Points {
+		if x.Param == p && x.Reading == rd {
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
+// Fig12Setup is what a sensitivity study runs: the readings of t_R, the
+// sweeps' values (a sweep with no values is skipped; each sweep's
+// reference point is always run), the decode length and its sampling.
+type Fig12Setup struct {
+	Readings  []dash.Reading
+	PageSizes []unit.Bytes
+	TReads    []unit.Duration
+	TProgs    []unit.Duration
+	Links     []unit.BytesPerSecond
+	// Output is L_out (the paper: 1M); DecodeSample the decode sampling.
+	Output, DecodeSample int
+}
+
+// DefaultFig12Setup is the paper's study: both readings, every sweep.
+func DefaultFig12Setup() Fig12Setup {
+	return Fig12Setup{Readings: dash.Readings(), PageSizes: Fig12PageSizes, TReads: Fig12TReads, TProgs: Fig12TProgs,
+		Links: Fig12Links, Output: Fig12Workload.Output, DecodeSample: Fig12DecodeSample}
+}
+
+type fig12Case struct {
+	param Fig12Param
+	value float64
+	label string
+	mod   func(dash.ExperimentBuilder) dash.ExperimentBuilder
+}
+
+func fig12Cases(su Fig12Setup) []fig12Case {
+	var cs []fig12Case
+	for _, p := range withRef(su.PageSizes, 4*unit.KiB) {
+		cs = append(cs, fig12Case{Fig12PageSize, float64(p / unit.KiB), p.String(),
+			func(b dash.ExperimentBuilder) dash.ExperimentBuilder { return b.PageSize(p) }})
+	}
+	for _, t := range withRef(su.TReads, 3*unit.Microsecond) {
+		cs = append(cs, fig12Case{Fig12TRead, float64(t)/1e3, t.String(),
+			func(b dash.ExperimentBuilder) dash.ExperimentBuilder { return b.TRead(t) }})
+	}
+	for _, t := range withRef(su.TProgs, 100*unit.Microsecond) {
+		cs = append(cs, fig12Case{Fig12TProg, float64(t)/1e3, t.String(),
+			func(b dash.ExperimentBuilder) dash.ExperimentBuilder { return b.TProg(t) }})
+	}
+	// The stall's reference: programs that take no array time.
+	cs = append(cs, fig12Case{Fig12TProg, 0, "0 (reference)",
+		func(b dash.ExperimentBuilder) dash.ExperimentBuilder { return b.TProg(1) }})
+	for _, l := range withRef(su.Links, 1.6e12) {
+		cs = append(cs, fig12Case{Fig12Link, float64(l) / 1e12, l.String(),
+			func(b dash.ExperimentBuilder) dash.ExperimentBuilder { return b.LinkBandwidth(l) }})
+	}
+	return cs
+}
+
+// withRef returns xs with the reference value ref added, sorted.
+func withRef[T ~int64 | ~float64](xs []T, ref T) []T {
+	out := slices.Clone(xs)
+	if !slices.Contains(out, ref) {
+		out = append(out, ref)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// fig12Reference is each sweep's normalization point.
+var fig12Reference = map[Fig12Param]float64{Fig12PageSize: 4, Fig12TRead: 3, Fig12TProg: 100, Fig12Link: 1.6}
+
+// Fig12Study runs a sensitivity study on workers goroutines (0: one per
+// CPU).
+func Fig12Study(su Fig12Setup, workers int) (*Fig12Result, error) {
+	if len(su.Readings) == 0 || su.Output < 2 || su.DecodeSample < 0 {
+		return nil, fmt.Errorf("reproduce: Fig12Study: need a reading, an output of at least 2 tokens and a non-negative sampling (got %d readings, %d, %d)",
+			len(su.Readings), su.Output, su.DecodeSample)
+	}
+	readings := su.Readings
+	w := Fig9bWorkload{Label: fmt.Sprintf("4K/%d", su.Output), Prompt: Fig12Workload.Prompt, Output: su.Output}
+	cs := fig12Cases(su)
+	var cases []Case
+	opts := sim.Options{DecodeSample: su.DecodeSample}
+	// The nominal point of every sweep is the same run: simulate it once.
+	idx := make([]int, len(cs)) // case of each sweep point within a reading
+	nominal := -1
+	var unique []fig12Case
+	for i, c := range cs {
+		if c.value == fig12Reference[c.param] {
+			if nominal < 0 {
+				nominal = len(unique)
+				unique = append(unique, c)
+			}
+			idx[i] = nominal
+			continue
+		}
+		idx[i] = len(unique)
+		unique = append(unique, c)
+	}
+	for _, rd := range readings {
+		for _, c := range unique {
+			cases = append(cases, Case{Model: Fig12Model, System: "dash", Batch: 1, Prompt: w.Prompt, Output: w.Output,
+				Reading: rd, Modify: func(b dash.ExperimentBuilder) dash.ExperimentBuilder { return c.mod(b.Lookahead(true)) }, Sim: opts})
+		}
+		cases = append(cases, Case{Model: Fig12Model, System: "relay-only", Batch: 1, Prompt: w.Prompt, Output: w.Output, Reading: rd, Sim: opts})
+	}
+	points := Sweep(cases, workers)
+	if err := SweepErr(points); err != nil {
+		return nil, err
+	}
+	res := &Fig12Result{Nominal: map[dash.Reading]sim.Result{}, RelayOnly: map[dash.Reading]sim.Result{}}
+	exp, err := Build(Case{Model: Fig12Model, System: "dash", Batch: 1, Prompt: w.Prompt, Output: w.Output})
+	if err != nil {
+		return nil, err
+	}
+	if res.KV, err = sim.KVTrajectory(exp, 200); err != nil {
+		return nil, err
+	}
+	per := len(unique) + 1
+	for ri, rd := range readings {
+		run := points[ri*per : (ri+1)*per]
+		block := make([]Point, len(cs))
+		for i := range cs {
+			block[i] = run[idx[i]]
+		}
+		block = append(block, run[len(unique)])
+		if p := block[len(cs)]; p.Err != "" {
+			return nil, fmt.Errorf("relay-only 4K/1M: %s", p.Err)
+		}
+		res.RelayOnly[rd] = block[len(cs)].Result
+		ref := map[Fig12Param]sim.Result{}
+		var zeroProg sim.Result
+		for i, c := range cs {
+			if block[i].Err != "" {
+				return nil, fmt.Errorf("%s = %s: %s", c.param, c.label, block[i].Err)
+			}
+			if c.value == fig12Reference[c.param] {
+				ref[c.param] = block[i].Result
+			}
+			if c.param == Fig12TProg && c.value == 0 {
+				zeroProg = block[i].Result
+			}
+		}
+		res.Nominal[rd] = ref[Fig12TRead]
+		for i, c := range cs {
+			if c.param == Fig12TProg && c.value == 0 {
+				continue
+			}
+			r := block[i].Result
+			pt := Fig12Point{Param: c.param, Value: c.value, Label: c.label, Reading: rd, Result: r,
+				Normalized: r.E2E.Seconds() / ref[c.param].E2E.Seconds()}
+			if c.param == Fig12TProg {
+				pt.ProgramBusy = r.Flash.ProgramBusy
+				pt.Stall = max(0, r.E2E-zeroProg.E2E)
+			}
+			res.Points = append(res.Points, pt)
+		}
+	}
+	return res, nil
+}
+
+func init() {
+	register(group{name: "fig12", prefixes: []string{"fig12.", "fig9b.llama4_4k_1m."}, run: runFig12})
+}
+
+func runFig12(opts Options, art *Artifacts) (Values, error) {
+	var v Values
+	res, err := Fig12Study(DefaultFig12Setup(), opts.Workers)
+	if err != nil {
+		return v, err
+	}
+	art.Fig12 = res
+	for _, rd := range dash.Readings() {
+		sfx := ReadingSuffix(rd)
+		nom, relay := res.Nominal[rd], res.RelayOnly[rd]
+		kv := nom.KV
+		how := fmt.Sprintf("Llama 4 Maverick 1/4K/1M on dash, %v reading: decode KV in HBM up to the planner's budget %v (HBM less the replicated weights and the workspace), %d page waves written back from step %d",
+			rd, kv.BudgetHBM, kv.WritebackWaves, kv.FirstWritebackStep)
+		v.Set("fig12.kv_hbm_gb"+sfx, kv.HBM().GB(), how)
+		v.Set("fig12.kv_hbf_gb"+sfx, kv.HBF().GB(), how+fmt.Sprintf("; prompt KV %v + written-back decode KV %v", kv.PrefillHBF, kv.DecodeHBF))
+		for _, p := range res.Sweep(Fig12TProg, rd) {
+			id := ""
+			switch p.Value {
+			case 500:
+				id = "fig12.write_stall_s.tprog500us"
+			case 5000:
+				id = "fig12.write_stall_s.tprog5ms"
+			}
+			if id != "" {
+				v.Set(id+sfx, p.Stall.Seconds(), fmt.Sprintf("%v reading, t_PROG %s: program busy %v over the stacks, E2E %v against %v with programs taking no time",
+					rd, p.Label, p.ProgramBusy, p.Result.E2E, p.Result.E2E-p.Stall))
+			}
+		}
+		d := fmt.Sprintf("%v reading, decode sampled 1 block in %d: DASH E2E %v, RelayOnly %v", rd, Fig12DecodeSample, nom.E2E, relay.E2E)
+		v.Set("fig9b.llama4_4k_1m.throughput_speedup.vs_relay_only"+sfx, nom.DecodeThroughput/relay.DecodeThroughput, d)
+		v.Set("fig9b.llama4_4k_1m.e2e_reduction_pct.vs_relay_only"+sfx, pct(nom.E2E.Seconds(), relay.E2E.Seconds()), d)
+	}
+	return v, nil
+}

@@ -1,0 +1,45 @@
+package reproduce
+
+import (
+	"testing"
+
+	"github.com/dashlab/dashlab/dash"
+	"github.com/dashlab/dashlab/dash/unit"
+)
+
+// A small study has every sweep, normalized to its reference point, and
+// the t_PROG sweep's stall against the zero-time reference.
+func TestFig12StudySmall(t *testing.T) {
+	su := Fig12Setup{Readings: []dash.Reading{dash.ReadingPhysical}, PageSizes: []unit.Bytes{8 * unit.KiB},
+		TReads: []unit.Duration{8 * unit.Microsecond}, TProgs: []unit.Duration{5 * unit.Millisecond},
+		Links: []unit.BytesPerSecond{0.8e12}, Output: 16}
+	res, err := Fig12Study(su, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for p, ref := range fig12Reference {
+		pts := res.Sweep(p, dash.ReadingPhysical)
+		if len(pts) != 2 {
+			t.Fatalf("%s: %d points", p, len(pts))
+		}
+		for _, x := range pts {
+			if x.Value == ref && x.Normalized != 1 {
+				t.Errorf("%s reference point normalized to %v", p, x.Normalized)
+			}
+			// Physical reading: a bigger page delivers more per t_R (faster);
+			// a longer t_R or a slower link is slower.
+			if x.Value != ref && (p == Fig12PageSize && !(x.Normalized < 1) || (p == Fig12TRead || p == Fig12Link) && !(x.Normalized > 1)) {
+				t.Errorf("%s = %s: normalized E2E %v, against the trend", p, x.Label, x.Normalized)
+			}
+			if p == Fig12TProg && x.Stall < 0 {
+				t.Errorf("negative stall %v", x.Stall)
+			}
+		}
+	}
+	if res.Nominal[dash.ReadingPhysical].E2E == 0 || res.RelayOnly[dash.ReadingPhysical].E2E == 0 || len(res.KV) == 0 {
+		t.Fatal("nominal, relay-only or KV trajectory missing")
+	}
+	if _, err := Fig12Study(Fig12Setup{}, 0); err == nil {
+		t.Fatal("empty setup accepted")
+	}
+}
