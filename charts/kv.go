@@ -181,7 +181,7 @@ func LookaheadAgreement(id string, reps []lookahead.Report) (Chart, error) {
 		Common: Common{ID: id, Title: "Lookahead selection against conventional routing (FP32)",
 			Subtitle: fmt.Sprintf("%d random tokens per model at its real dimensions", reps[0].Tokens), Height: "400px"},
 		XName: "Model", YName: "Selections that agree (%)", Categories: cats, YMin: 0, YMax: 100,
-		Series: []Series{{Name: "early selection (eligible)", Values: early}, {Name: "if early were used (expert bias: late)", Values: late}},
+		Series:      []Series{{Name: "early selection (eligible)", Values: early}, {Name: "if early were used (expert bias: late)", Values: late}},
 		LabelRotate: 30,
 	})
 }

@@ -124,11 +124,11 @@ func fig12Cases(su Fig12Setup) []fig12Case {
 			func(b dash.ExperimentBuilder) dash.ExperimentBuilder { return b.PageSize(p) }})
 	}
 	for _, t := range withRef(su.TReads, 3*unit.Microsecond) {
-		cs = append(cs, fig12Case{Fig12TRead, float64(t)/1e3, t.String(),
+		cs = append(cs, fig12Case{Fig12TRead, float64(t) / 1e3, t.String(),
 			func(b dash.ExperimentBuilder) dash.ExperimentBuilder { return b.TRead(t) }})
 	}
 	for _, t := range withRef(su.TProgs, 100*unit.Microsecond) {
-		cs = append(cs, fig12Case{Fig12TProg, float64(t)/1e3, t.String(),
+		cs = append(cs, fig12Case{Fig12TProg, float64(t) / 1e3, t.String(),
 			func(b dash.ExperimentBuilder) dash.ExperimentBuilder { return b.TProg(t) }})
 	}
 	// The stall's reference: programs that take no array time.
