@@ -33,7 +33,7 @@ func mustContain(t *testing.T, s string, want ...string) {
 }
 
 func TestFig1AndTable2FromTheCatalogue(t *testing.T) {
-	rep, err := reproduce.Run(reproduce.Options{Only: "fig1"})
+	rep, err := reproduce.Run(reproduce.Options{Only: "fig1."})
 	if err != nil {
 		t.Fatal(err)
 	}
