@@ -2,8 +2,13 @@ package sweep
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"math"
 	"reflect"
+	"time"
+
+	"github.com/dashlab/dashlab/dash/unit"
 
 	"github.com/dashlab/dashlab/dash/sim"
 )
@@ -14,6 +19,19 @@ const FixedKind = "fixed"
 // FixedMetrics are the metric columns of fixed-batch points.
 var FixedMetrics = []string{"ttft_ms", "tpot_ms", "e2e_ms", "throughput_tok_per_s", "decode_throughput_tok_per_s"}
 
+// FixedRun is the fixed-batch kind's own spec section, run: (swept as
+// run.decode_sample, ...): the simulator's run options.
+type FixedRun struct {
+	// DecodeSample, above 1, samples long decodes (sim.Options.DecodeSample:
+	// one paged-KV block in N simulated, the rest interpolated; 16 suits
+	// 1M-token decodes). 0 simulates every step.
+	DecodeSample int `yaml:"decode_sample"`
+	// MaxEvents is a point's event budget (0: the simulator's default).
+	MaxEvents int64 `yaml:"max_events"`
+	// MaxWall is a point's wall-clock budget (0: the simulator's default).
+	MaxWall unit.Duration `yaml:"max_wall"`
+}
+
 type fixedKind struct{}
 
 func init() {
@@ -23,10 +41,25 @@ func init() {
 }
 
 func (fixedKind) Name() string                                    { return FixedKind }
-func (fixedKind) Section() (string, reflect.Type)                 { return "", nil }
+func (fixedKind) Section() (string, reflect.Type)                 { return "run", reflect.TypeFor[FixedRun]() }
 func (fixedKind) Metrics() []string                               { return FixedMetrics }
-func (fixedKind) Validate(Point) error                            { return nil }
 func (fixedKind) Run(_ context.Context, p Point) (Outcome, error) { return runFixed(p) }
+
+// Validate checks the run section.
+func (fixedKind) Validate(p Point) error {
+	r := p.Params.(*FixedRun)
+	var errs []error
+	if r.DecodeSample < 0 {
+		errs = append(errs, fmt.Errorf("run.decode_sample = %d: must not be negative", r.DecodeSample))
+	}
+	if r.MaxEvents < 0 {
+		errs = append(errs, fmt.Errorf("run.max_events = %d: must not be negative", r.MaxEvents))
+	}
+	if r.MaxWall < 0 {
+		errs = append(errs, fmt.Errorf("run.max_wall = %v: must not be negative", r.MaxWall))
+	}
+	return errors.Join(errs...)
+}
 
 // Cost grows with the layers and, sub-linearly (the engine's exact
 // shortcuts make long runs cheap per step), with the lengths and the batch.
@@ -41,7 +74,9 @@ func runFixed(p Point) (Outcome, error) {
 	if err != nil {
 		return Outcome{}, err
 	}
-	r, err := sim.Run(exp)
+	run := p.Params.(*FixedRun)
+	r, err := sim.RunWith(exp, sim.Options{DecodeSample: run.DecodeSample, MaxEvents: run.MaxEvents,
+		MaxWall: time.Duration(run.MaxWall)})
 	if err != nil {
 		return Outcome{}, err
 	}

@@ -50,6 +50,7 @@ func (p *Plan) Run(ctx context.Context, opts RunOptions, emit func(Row) error) e
 	type done struct {
 		pos int
 		row Row
+		ok  bool // false: the point was interrupted (not written)
 	}
 	results := make(chan done, window)
 	go func() {
@@ -73,22 +74,24 @@ func (p *Plan) Run(ctx context.Context, opts RunOptions, emit func(Row) error) e
 		go func() {
 			defer wg.Done()
 			for pos := range jobs {
-				results <- done{pos, p.runPoint(ctx, todo[pos])}
+				row, ok := p.runPoint(ctx, todo[pos])
+				results <- done{pos, row, ok}
 			}
 		}()
 	}
 	go func() { wg.Wait(); close(results) }()
 
-	pending := map[int]Row{}
+	pending := map[int]done{}
 	next := 0
 	var emitErr error
 	for d := range results {
-		pending[d.pos] = d.row
+		pending[d.pos] = d
 		for emitErr == nil {
-			r, ok := pending[next]
-			if !ok {
+			dn, ok := pending[next]
+			if !ok || !dn.ok { // an interrupted point stops the rows here
 				break
 			}
+			r := dn.row
 			delete(pending, next)
 			if emitErr = emit(r); emitErr != nil {
 				cancel()
@@ -132,8 +135,9 @@ func (p *Plan) todo(opts RunOptions) ([]int, error) {
 	return out, nil
 }
 
-// runPoint runs one point into a row; a panic becomes the row's error.
-func (p *Plan) runPoint(ctx context.Context, i int) (row Row) {
+// runPoint runs one point into a row; a panic becomes the row's error. It
+// reports false for a point that ctx interrupted: its row is not a result.
+func (p *Plan) runPoint(ctx context.Context, i int) (row Row, ok bool) {
 	pt, err := p.Point(i)
 	row = Row{Point: i, Points: p.Len(), Key: pt.Key, Values: pt.Labels}
 	nan := func() []float64 {
@@ -145,7 +149,7 @@ func (p *Plan) runPoint(ctx context.Context, i int) (row Row) {
 	}
 	defer func() {
 		if r := recover(); r != nil {
-			row.Metrics, row.Status, row.Error, row.Result = nan(), StatusFailed, fmt.Sprintf("panic: %v", r), nil
+			row.Metrics, row.Status, row.Error, row.Result, ok = nan(), StatusFailed, fmt.Sprintf("panic: %v", r), nil, true
 		}
 	}()
 	var out Outcome
@@ -155,12 +159,15 @@ func (p *Plan) runPoint(ctx context.Context, i int) (row Row) {
 	if err == nil && len(out.Metrics) != len(p.kind.Metrics()) {
 		err = fmt.Errorf("kind %s gave %d metrics for %d columns", p.kind.Name(), len(out.Metrics), len(p.kind.Metrics()))
 	}
+	if err != nil && ctx.Err() != nil {
+		return row, false
+	}
 	if err != nil {
 		row.Metrics, row.Status, row.Error = nan(), statusOf(err), oneLine(err)
-		return row
+		return row, true
 	}
 	row.Metrics, row.Status, row.Result = out.Metrics, StatusOK, out.Result
-	return row
+	return row, true
 }
 
 // capacityError is implemented by typed capacity errors.
