@@ -3,7 +3,9 @@ package sweep
 import (
 	"context"
 	"fmt"
+	"io"
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/dashlab/dashlab/dash"
@@ -131,6 +133,83 @@ func TestFig11SpecMatchesHarness(t *testing.T) {
 		le, _ := tb.Metric(look, "e2e_ms")
 		if got, want := 100*(1-le/ce), p.E2EReductionPct(); math.Abs(got-want) > 1e-9 {
 			t.Errorf("%s t_R %v: E2E reduction from rows %.6f%%, harness %.6f%%", p.Model, tr, got, want)
+		}
+	}
+}
+
+// The Fig. 12 sweep specs give the harness's Fig. 12 study point for point
+// (checked on a 2K-token decode instead of 1M, the same knobs otherwise).
+func TestFig12SpecsMatchHarness(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs Fig. 12 sweeps twice")
+	}
+	const output = 2048
+	su := reproduce.Fig12Setup{Readings: dash.Readings(), PageSizes: reproduce.Fig12PageSizes, TReads: reproduce.Fig12TReads,
+		TProgs: reproduce.Fig12TProgs, Links: reproduce.Fig12Links, Output: output, DecodeSample: reproduce.Fig12DecodeSample}
+	study, err := reproduce.Fig12Study(su, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		file, axis string
+		param      reproduce.Fig12Param
+	}{
+		{"fig12-t-read.yaml", "overrides.hbf.t_read", reproduce.Fig12TRead},
+		{"fig12-page-size.yaml", "knobs.page_size", reproduce.Fig12PageSize},
+		{"fig12-t-prog.yaml", "overrides.hbf.t_prog", reproduce.Fig12TProg},
+		{"fig12-d2d.yaml", "knobs.link_bandwidth", reproduce.Fig12Link},
+	} {
+		r, err := reference.ExampleSweep(c.file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		text, _ := io.ReadAll(r)
+		short := strings.Replace(string(text), "output: 1000000", fmt.Sprintf("output: %d", output), 1)
+		s, err := DecodeSpec(strings.NewReader(short), c.file, ".")
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, err := s.Compile()
+		if err != nil {
+			t.Fatal(err)
+		}
+		tb, err := Collect(context.Background(), p, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := 0
+		for _, rd := range dash.Readings() {
+			for _, pt := range study.Sweep(c.param, rd) {
+				label := pt.Label
+				if label == "0 (reference)" {
+					label = "1ns"
+				}
+				row, err := tb.Find("knobs.reading", rd.String(), c.axis, label)
+				if err != nil {
+					t.Errorf("%s: %v", c.file, err)
+					continue
+				}
+				if got := row.Result.(sim.Result).E2E; got != pt.Result.E2E {
+					t.Errorf("%s %v reading, %s: sweep E2E %v, harness %v", c.file, rd, label, got, pt.Result.E2E)
+				}
+				if c.param == reproduce.Fig12TProg {
+					// the write stall from two rows: E2E less the 1ns row's E2E
+					ref, err := tb.Find("knobs.reading", rd.String(), c.axis, "1ns")
+					if err != nil {
+						t.Fatal(err)
+					}
+					if stall := row.Result.(sim.Result).E2E - ref.Result.(sim.Result).E2E; stall != pt.Stall {
+						t.Errorf("%s %v reading, %s: stall from the rows %v, harness %v", c.file, rd, label, stall, pt.Stall)
+					}
+				}
+				n++
+			}
+		}
+		if c.param == reproduce.Fig12TProg {
+			n += len(dash.Readings()) // the 1ns reference rows
+		}
+		if n != len(tb.Rows) {
+			t.Errorf("%s: %d rows, %d harness points", c.file, len(tb.Rows), n)
 		}
 	}
 }
