@@ -1,7 +1,6 @@
 package dash_test
 
 import (
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -153,50 +152,4 @@ func TestShippedExamplesValidate(t *testing.T) {
 			t.Errorf("%s: %v", f, err)
 		}
 	}
-}
-
-// FuzzExperimentFile feeds the experiment decoder arbitrary YAML, seeded
-// with the shipped examples: it must return an experiment or an error,
-// never panic.
-func FuzzExperimentFile(f *testing.F) {
-	files, _ := filepath.Glob("../reference/experiments/*.yaml")
-	for _, file := range files {
-		data, err := os.ReadFile(file)
-		if err != nil {
-			f.Fatal(err)
-		}
-		f.Add(string(data))
-	}
-	f.Add("model: grok-1\noverrides: {hbf: {page_size: 0 B}}\n")
-	f.Add("model: qwen3-235b-a22b\nworkload: {batch: 1, prompt: 1, output: 1}\noverrides: {topology: {pairs: 100000}}")
-	f.Fuzz(func(t *testing.T, s string) {
-		exp, err := reference.DecodeExperiment(strings.NewReader(s), "fuzz.yaml", ".")
-		if err == nil && !exp.Valid() {
-			t.Fatal("nil error with an invalid experiment")
-		}
-	})
-}
-
-// FuzzModelSpec decodes arbitrary model YAML and derives its inventory.
-func FuzzModelSpec(f *testing.F) {
-	files, _ := filepath.Glob("../reference/models/*.yaml")
-	for _, file := range files {
-		data, _ := os.ReadFile(file)
-		f.Add(string(data))
-	}
-	f.Fuzz(func(t *testing.T, s string) {
-		var m dash.ModelSpec
-		if err := dash.DecodeStrictBytes([]byte(s), "fuzz.yaml", &m); err != nil {
-			return
-		}
-		if m.Validate() != nil {
-			return
-		}
-		if m.NumLayers > 4096 || m.FFN.RoutedExperts > 1<<16 || m.VocabSize > 1<<24 {
-			return // keep the fuzzer from building absurd inventories
-		}
-		if _, err := m.Footprint(); err != nil {
-			return
-		}
-	})
 }

@@ -105,15 +105,3 @@ func TestYAML(t *testing.T) {
 		t.Errorf("marshal = %s, %v", out, err)
 	}
 }
-
-func FuzzParseBytes(f *testing.F) {
-	for _, s := range []string{"24 GB", "4 KiB", "1e3 B", "-1 MB", "1.6 TB/s"} {
-		f.Add(s)
-	}
-	f.Fuzz(func(t *testing.T, s string) {
-		b, err := ParseBytes(s)
-		if err == nil && b.String() == "" {
-			t.Fatalf("empty string for %q", s)
-		}
-	})
-}
