@@ -124,18 +124,26 @@ func NewPasser(exp dash.Experiment, opts Options) (*Passer, error) {
 }
 
 // Now is the simulated time at the end of the last pass.
-func (p *Passer) Now() unit.Duration { return p.e.now }
+func (p *Passer) Now() unit.Duration {
+	if p.e == nil { // a zero Passer: not made by NewPasser
+		return 0
+	}
+	return p.e.now
+}
 
 // Idle advances the clock to t (no pass runs: the GPU waits for work).
 // Times in the past are ignored.
 func (p *Passer) Idle(t unit.Duration) {
-	if t > p.e.now {
+	if p.e != nil && t > p.e.now {
 		p.e.shiftTimes(t - p.e.now)
 	}
 }
 
 // Run simulates one pass over rows, starting now.
 func (p *Passer) Run(rows []Row) (PassResult, error) {
+	if p.e == nil {
+		return PassResult{}, errors.New("sim: Passer not made by NewPasser")
+	}
 	if len(rows) == 0 {
 		return PassResult{}, errors.New("sim: a pass needs at least one row")
 	}

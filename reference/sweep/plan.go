@@ -6,12 +6,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
 
 	"github.com/dashlab/dashlab/dash"
+	"github.com/dashlab/dashlab/internal/safeio"
 	"github.com/dashlab/dashlab/reference"
 	"gopkg.in/yaml.v3"
 )
@@ -351,7 +351,7 @@ func (p *Plan) loadModel(f dash.ExperimentFile) (dash.ModelSpec, error) {
 	if !filepath.IsAbs(path) {
 		path = filepath.Join(p.baseDir, path)
 	}
-	data, err := os.ReadFile(path)
+	data, err := safeio.ReadFile(path)
 	if err != nil {
 		return dash.ModelSpec{}, fmt.Errorf("model_file: %w", err)
 	}

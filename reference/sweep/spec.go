@@ -4,10 +4,10 @@ import (
 	"bytes"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 
 	"github.com/dashlab/dashlab/dash"
+	"github.com/dashlab/dashlab/internal/safeio"
 	"gopkg.in/yaml.v3"
 )
 
@@ -66,7 +66,7 @@ type RangeSpec struct {
 
 // LoadSpec reads and decodes a sweep spec file.
 func LoadSpec(path string) (Spec, error) {
-	data, err := os.ReadFile(path)
+	data, err := safeio.ReadFile(path)
 	if err != nil {
 		return Spec{}, err
 	}
@@ -107,7 +107,7 @@ func (s Spec) baseFile() (dash.ExperimentFile, string, error) {
 		if !filepath.IsAbs(p) {
 			p = filepath.Join(s.dir, p)
 		}
-		data, err := os.ReadFile(p)
+		data, err := safeio.ReadFile(p)
 		if err != nil {
 			return dash.ExperimentFile{}, "", fmt.Errorf("%s: base_file: %w", s.source(), err)
 		}

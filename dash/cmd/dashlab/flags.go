@@ -52,6 +52,18 @@ func setFlags(fs *flag.FlagSet) []string {
 	return names
 }
 
+// maxWorkers bounds --workers: simulations are CPU-bound, so more workers
+// than this help no machine dashlab runs on, and each costs memory.
+const maxWorkers = 1024
+
+// checkWorkers validates a --workers value (0: one per CPU).
+func checkWorkers(n int) error {
+	if n < 0 || n > maxWorkers {
+		return fmt.Errorf("%w: --workers = %d: want 0 (one per CPU) to %d", errUsage, n, maxWorkers)
+	}
+	return nil
+}
+
 // errHelp is returned after -h printed the usage: exit 0.
 var errHelp = errors.New("help")
 

@@ -102,6 +102,7 @@ func TestHostileFlags(t *testing.T) {
 		{[]string{"run", "--model", "qwen3-235b-a22b", "--max-events", "100"}, 1, "events budget of 100 events exceeded"},
 		{[]string{"reproduce", "--workers", "-5"}, 2, "--workers = -5"},
 		{[]string{"reproduce", "--workers", "1000000"}, 2, "--workers = 1000000"},
+		{[]string{"sweep", "--spec", "x.yaml", "--workers", "1000000"}, 2, "--workers = 1000000"},
 		{[]string{"reproduce", "extra"}, 2, `unexpected argument "extra"`},
 		{[]string{"models", "extra"}, 2, `unexpected argument "extra"`},
 	} {

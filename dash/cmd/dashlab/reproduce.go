@@ -32,8 +32,8 @@ func runReproduce(args []string, _ io.Reader, stdout, stderr io.Writer) error {
 	if err := checkFormat(*format); err != nil {
 		return err
 	}
-	if *workers < 0 || *workers > maxWorkers {
-		return fmt.Errorf("%w: --workers = %d: want 0 (one per CPU) to %d", errUsage, *workers, maxWorkers)
+	if err := checkWorkers(*workers); err != nil {
+		return err
 	}
 	start := time.Now()
 	rep, err := reproduce.Run(reproduce.Options{Only: *only, Workers: *workers})
@@ -86,10 +86,6 @@ func runReproduce(args []string, _ io.Reader, stdout, stderr io.Writer) error {
 	}
 	return err
 }
-
-// maxWorkers bounds --workers: simulations are CPU-bound, so more workers
-// than this help no machine dashlab runs on.
-const maxWorkers = 1024
 
 func num(x float64) string { return strconv.FormatFloat(x, 'g', 6, 64) }
 

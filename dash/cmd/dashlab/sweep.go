@@ -41,8 +41,8 @@ func runSweep(args []string, _ io.Reader, stdout, stderr io.Writer) error {
 	if *specPath == "" {
 		return fmt.Errorf("%w: --spec is required", errUsage)
 	}
-	if *workers < 0 {
-		return fmt.Errorf("%w: --workers %d: must not be negative", errUsage, *workers)
+	if err := checkWorkers(*workers); err != nil {
+		return err
 	}
 	var shard sweep.Shard
 	if *shardFlag != "" {
