@@ -1,43 +1,101 @@
-# dashlab: the simulator's module with Go, Jupyter Notebook (Debian's packages), the GoNB
-# kernel (pinned), goimports and gopls, and a warm Go build cache, serving the notebooks.
+# dashlab: the simulator's module, Go, Jupyter Notebook (Debian's packages) and the GoNB
+# kernel, serving the notebooks as an unprivileged user, token required.
 #
 #   docker build -t dashlab .
-#   docker run --rm -p 8888:8888 -e JUPYTER_TOKEN=some-secret dashlab
-#   # then open http://localhost:8888/?token=some-secret
+#   docker run --rm -p 127.0.0.1:8888:8888 -e JUPYTER_TOKEN=some-secret dashlab
+#   # then open http://127.0.0.1:8888/?token=some-secret
 #
-#   docker build --build-arg DASHLAB_CHROMIUM=1 -t dashlab-ci .   # with chromium, then:
-#   docker run --rm dashlab-ci bash docker/ci-notebooks.sh          # the CI notebook stage
+# Podman: the same with `podman build --format docker` (the OCI format drops HEALTHCHECK).
+# docker/container-check.sh builds this file with podman and checks the running container;
+# docker/README.md ("The container") has the details, including running it on a checkout
+# mounted from the host.
 #
-# All install logic is in docker/setup.sh, which CI runs on a bare machine too; this file
-# only orders it into cacheable layers. See docker/README.md.
+# Two stages. `tools` builds goimports, gopls and GoNB (their module and build caches,
+# hundreds of MB, stay behind) and trims a copy of Go. The image starts from Debian slim
+# and gets Debian's Jupyter, those binaries, Go, the repository and a build cache warmed
+# with exactly what a notebook compiles. All install logic is in docker/setup.sh; this
+# file only orders it into cacheable layers.
 
-# Debian bookworm with Go 1.26 at /usr/local/go (the image sets GOTOOLCHAIN=local).
-FROM golang:1.26-bookworm
+# ---- stage 1: the Go tools (Debian bookworm with Go 1.26; the image sets GOTOOLCHAIN=local)
+FROM golang:1.26-bookworm AS tools
+ENV GOFLAGS=-buildvcs=false
+COPY docker/setup.sh docker/versions.sh /src/docker/
+RUN DASHLAB_GOBIN=/out/bin /src/docker/setup.sh --tools
+# Go for the image, without what building programs never reads: the toolchain's own tests
+# and test data, API lists, docs.
+RUN cp -a "$(go env GOROOT)" /out/go \
+ && rm -rf /out/go/test /out/go/api /out/go/doc /out/go/misc \
+ && find /out/go/src -type d -name testdata -prune -exec rm -rf {} +
 
-ENV DEBIAN_FRONTEND=noninteractive \
+# ---- stage 2: the image
+FROM debian:bookworm-slim
+
+# 1. Debian's Jupyter, and the CA certificates Go's module downloads need (slim has none).
+#    Chromium only serves the browser check inside the image (docker/ci-notebooks.sh): off
+#    by default.
+ARG DASHLAB_CHROMIUM=0
+COPY docker/setup.sh docker/versions.sh /tmp/dashlab-setup/docker/
+RUN DASHLAB_CHROMIUM=${DASHLAB_CHROMIUM} DASHLAB_EXTRA_DEBS=ca-certificates \
+    /tmp/dashlab-setup/docker/setup.sh --debs \
+ && apt-get clean && rm -rf /var/lib/apt/lists/* /tmp/dashlab-setup
+
+# 2. The notebook user (the Jupyter images' convention: jovyan, uid 1000, group users).
+#    Its home is group-writable (umask 002 below), so that `--user UID:GID --group-add users`
+#    works too (see docker/README.md).
+ARG NB_USER=jovyan
+ARG NB_UID=1000
+ARG NB_GID=100
+RUN useradd --create-home --uid "${NB_UID}" --gid "${NB_GID}" --shell /bin/bash "${NB_USER}" \
+ && chmod 2775 "/home/${NB_USER}"
+
+# 3. Go and the tools from stage 1; the entry point.
+COPY --from=tools /out/go /usr/local/go
+COPY --from=tools /out/bin/ /usr/local/bin/
+COPY docker/entrypoint.sh /usr/local/bin/dashlab-entrypoint
+
+ENV HOME=/home/${NB_USER} \
+    DASHLAB_ROOT=/home/${NB_USER}/dashlab \
+    GOPATH=/home/${NB_USER}/go \
+    GOTOOLCHAIN=local \
+    GOFLAGS="-buildvcs=false -modcacherw" \
     DASHLAB_GOBIN=/usr/local/bin \
-    GOFLAGS=-buildvcs=false \
+    PATH=/home/${NB_USER}/go/bin:/usr/local/go/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
     PYDEVD_DISABLE_FILE_VALIDATION=1 \
     JUPYTER_PORT=8888
+USER ${NB_UID}:${NB_GID}
+WORKDIR ${DASHLAB_ROOT}
 
-WORKDIR /opt/dashlab
+# 4. The GoNB kernel spec, for the notebook user.
+RUN umask 002 && gonb --install >/dev/null 2>&1 \
+ && jupyter kernelspec list | grep -q '^ *gonb '
 
-# 1. Debian packages, GoNB, goimports, gopls and the kernel spec: independent of the
-#    repository's contents, so this layer survives code changes. Chromium is only needed
-#    for the browser check (docker/ci-notebooks.sh), not to use the notebooks: off by default.
-ARG DASHLAB_CHROMIUM=0
-COPY docker/setup.sh docker/versions.sh docker/
-RUN DASHLAB_CHROMIUM=${DASHLAB_CHROMIUM} docker/setup.sh --system \
- && rm -rf /var/lib/apt/lists/*
+# 5. The module's dependencies: changes only with go.mod and go.sum.
+COPY --chown=${NB_UID}:${NB_GID} go.mod go.sum ./
+RUN umask 002 && go mod download
 
-# 2. The module's dependencies: changes only with go.mod and go.sum.
-COPY go.mod go.sum ./
-RUN go mod download
+# 6. The repository (every notebook in notebooks/ included), go build ./... and the
+#    notebook imports pre-compiled into the build cache, at the path the notebooks run from.
+COPY --chown=${NB_UID}:${NB_GID} . .
+RUN umask 002 && docker/setup.sh --module \
+ && rm -rf report notebooks/.ipynb_checkpoints \
+ && du -sh "$(go env GOCACHE)" "$(go env GOMODCACHE)"
 
-# 3. The repository, then go build ./... and the notebook imports pre-compiled.
-COPY . .
-RUN docker/setup.sh --module \
- && rm -rf report notebooks/.ipynb_checkpoints
+# Jupyter answers /api without a token: alive. (curl is not in the image; python3 is.)
+HEALTHCHECK --interval=30s --timeout=5s --start-period=30s --retries=3 \
+    CMD python3 -c "import os, urllib.request; urllib.request.urlopen('http://127.0.0.1:%s/api' % os.environ.get('JUPYTER_PORT', '8888'), timeout=4)"
 
 EXPOSE 8888
-ENTRYPOINT ["/opt/dashlab/docker/entrypoint.sh"]
+ENTRYPOINT ["dashlab-entrypoint"]
+
+# Last: the version changes with every commit, and what follows a changed build argument is
+# rebuilt.
+ARG DASHLAB_VERSION=dev
+ARG DASHLAB_REVISION=unknown
+LABEL org.opencontainers.image.title="dashlab" \
+      org.opencontainers.image.description="DASH paper reproduction: Go simulator and GoNB Jupyter notebooks" \
+      org.opencontainers.image.source="https://github.com/dashlab/dashlab" \
+      org.opencontainers.image.url="https://github.com/dashlab/dashlab" \
+      org.opencontainers.image.documentation="https://github.com/dashlab/dashlab/blob/main/docker/README.md" \
+      org.opencontainers.image.version="${DASHLAB_VERSION}" \
+      org.opencontainers.image.revision="${DASHLAB_REVISION}" \
+      org.opencontainers.image.base.name="docker.io/library/debian:bookworm-slim"

@@ -1,15 +1,21 @@
 #!/usr/bin/env bash
-# docker/entrypoint.sh: the container's entry point.
+# docker/entrypoint.sh: the container's entry point (the image has it as dashlab-entrypoint).
 #
 #   (no arguments)  serve the notebooks with Jupyter Notebook on 0.0.0.0:$JUPYTER_PORT
-#                   (default 8888), protected by the token in $JUPYTER_TOKEN; when it is
-#                   unset, Jupyter makes a random one and logs the URL with it.
+#                   (default 8888), always behind a token: $JUPYTER_TOKEN, or, when it is
+#                   unset or empty, a random one, printed with the URL to open.
 #   COMMAND...      run COMMAND instead, e.g. `bash docker/ci-notebooks.sh`.
 #
-# Also usable outside the container (after docker/setup.sh) to serve the notebooks locally.
+# The repository is $DASHLAB_ROOT (the image sets it; default: this script's checkout), and
+# Jupyter serves its notebooks/ folder. Also usable outside the container (after
+# docker/setup.sh) to serve the notebooks locally.
 set -euo pipefail
 
-ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+ROOT=${DASHLAB_ROOT:-$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)}
+if [ ! -d "$ROOT/notebooks" ]; then
+  echo "entrypoint: no notebooks/ in $ROOT: mount a dashlab checkout there, or none at all" >&2
+  exit 1
+fi
 cd "$ROOT"
 export PATH=${DASHLAB_GOBIN:-/usr/local/bin}:/usr/local/go/bin:$PATH
 export PYDEVD_DISABLE_FILE_VALIDATION=1
@@ -18,19 +24,25 @@ if [ $# -gt 0 ]; then
   exec "$@"
 fi
 
-# Jupyter Notebook takes the token from $JUPYTER_TOKEN (not from argv, where `ps` would show
-# it) and masks it in its log; when it is unset, Jupyter makes a random one and logs the URL
-# with it in full.
+port=${JUPYTER_PORT:-8888}
+# A token is always required. Jupyter Notebook takes it from $JUPYTER_TOKEN (not from argv,
+# where `ps` would show it).
 if [ -z "${JUPYTER_TOKEN:-}" ]; then
-  unset JUPYTER_TOKEN
-  echo "entrypoint: JUPYTER_TOKEN is not set: Jupyter makes a random token; see the URL below."
+  JUPYTER_TOKEN=$(python3 -c 'import secrets; print(secrets.token_hex(24))')
+  export JUPYTER_TOKEN
+  echo "entrypoint: JUPYTER_TOKEN was not set; made a random token. Open:"
+  echo "    http://127.0.0.1:$port/?token=$JUPYTER_TOKEN"
+  echo "(with the host port you published in place of $port)"
 fi
 
 # A live front-end: notebooks may show GoNB widgets (notebook 99's slider). Headless runs
 # (docker/run-notebooks.sh) unset it, since widgets wait for a browser that is not there.
 export DASHLAB_INTERACTIVE=${DASHLAB_INTERACTIVE:-1}
 
+args=(--ip="${JUPYTER_IP:-0.0.0.0}" --port="$port" --no-browser --notebook-dir="$ROOT/notebooks")
+# Jupyter refuses to run as root without --allow-root (the image runs as jovyan; a plain
+# checkout may be served by root on a CI machine).
+[ "$(id -u)" = 0 ] && args+=(--allow-root)
+
 # /usr/bin/jupyter: Debian's; another python3 without Jupyter may stand first on PATH.
-exec /usr/bin/jupyter notebook \
-  --ip="${JUPYTER_IP:-0.0.0.0}" --port="${JUPYTER_PORT:-8888}" --no-browser --allow-root \
-  --notebook-dir="$ROOT/notebooks"
+exec /usr/bin/jupyter notebook "${args[@]}"

@@ -2,14 +2,18 @@
 # docker/setup.sh: install everything the dashlab notebooks need, on a bare Debian
 # bookworm machine (CI, a developer's machine) or inside the Docker image.
 #
-#   docker/setup.sh            # system part + module part (what CI and the Dockerfile use)
+#   docker/setup.sh            # system part + module part (what CI uses)
 #   docker/setup.sh --system   # only Debian packages and Go tools (no repository needed)
 #   docker/setup.sh --module   # only the module's dependencies and the warm build cache
+#   docker/setup.sh --debs     # only the Debian packages          (the Dockerfile's layers:
+#   docker/setup.sh --tools    # only goimports, gopls and GoNB     a build stage makes the
+#   docker/setup.sh --kernel   # only the GoNB kernel spec          tools, the image copies them)
 #
 # Environment:
 #   DASHLAB_CHROMIUM=0      skip Debian's chromium (only needed for the browser check)
 #   DASHLAB_JUPYTER_UI=0    skip jupyter-notebook (only needed for interactive use)
 #   DASHLAB_GOBIN=DIR       where Go tools go (default /usr/local/bin, on every PATH)
+#   DASHLAB_EXTRA_DEBS=...  more Debian packages (the Dockerfile: ca-certificates)
 #
 # Idempotent: every step checks first and is skipped when already done, so a second
 # run takes a few seconds. Needs root for apt-get and for writing DASHLAB_GOBIN.
@@ -24,12 +28,15 @@ DASHLAB_CHROMIUM=${DASHLAB_CHROMIUM:-1}
 DASHLAB_JUPYTER_UI=${DASHLAB_JUPYTER_UI:-1}
 GOBIN_DIR=${DASHLAB_GOBIN:-/usr/local/bin}
 
-do_system=1 do_module=1
+do_debs=1 do_tools=1 do_kernel=1 do_module=1
 case "${1:-}" in
   "") ;;
   --system) do_module=0 ;;
-  --module) do_system=0 ;;
-  -h|--help) sed -n '2,16p' "$0"; exit 0 ;;
+  --module) do_debs=0 do_tools=0 do_kernel=0 ;;
+  --debs) do_tools=0 do_kernel=0 do_module=0 ;;
+  --tools) do_debs=0 do_kernel=0 do_module=0 ;;
+  --kernel) do_debs=0 do_tools=0 do_module=0 ;;
+  -h|--help) sed -n '2,20p' "$0"; exit 0 ;;
   *) echo "setup.sh: unknown argument $1 (see --help)" >&2; exit 2 ;;
 esac
 
@@ -50,12 +57,24 @@ quiet() {
   rm -f "$log"
 }
 
+# retry CMD...: run CMD up to 3 times, 10 s apart (network steps: mirrors fail now and then).
+retry() {
+  local n
+  for n in 1 2 3; do
+    "$@" && return 0
+    [ "$n" = 3 ] || { echo "[setup] $step_name: attempt $n failed: $*; retrying in 10 s" >&2; sleep 10; }
+  done
+  return 1
+}
+
 # ---------- system part: Debian packages and Go tools ----------
 install_debs() {
   local want=(jupyter-nbconvert python3-nbclient jupyter-client python3-ipykernel)
   [ "$DASHLAB_JUPYTER_UI" = 1 ] && want+=(jupyter-notebook)
   # fonts: chromium draws chart text with them (--no-install-recommends drops them).
   [ "$DASHLAB_CHROMIUM" = 1 ] && want+=(chromium fonts-liberation)
+  # shellcheck disable=SC2206 # a list of package names
+  [ -n "${DASHLAB_EXTRA_DEBS:-}" ] && want+=($DASHLAB_EXTRA_DEBS)
   local missing=() p
   for p in "${want[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
@@ -63,8 +82,8 @@ install_debs() {
   step "Debian packages"
   if [ ${#missing[@]} -eq 0 ]; then done_ "already installed"; return; fi
   export DEBIAN_FRONTEND=noninteractive
-  quiet apt-get update
-  quiet apt-get install -y --no-install-recommends "${missing[@]}"
+  quiet retry apt-get update
+  quiet retry apt-get install -y --no-install-recommends "${missing[@]}"
   done_ "installed ${missing[*]}"
 }
 
@@ -93,6 +112,9 @@ install_go_tools() {
       GOBIN=$GOBIN_DIR quiet go install github.com/janpfeifer/gonb)
     rm -rf "$tmp"; done_ "installed"
   fi
+}
+
+install_kernel() {
   step "GoNB Jupyter kernel"
   # HTML error display for interactive use; docker/run-notebooks.sh installs its own
   # --raw_error copy for headless runs. gonb --install needs goimports and gopls on PATH.
@@ -132,6 +154,8 @@ warm_module() {
   done_ "$(echo "$pkgs" | wc -w) packages of the module + gonbui"
 }
 
-[ "$do_system" = 1 ] && { install_debs; install_go_tools; }
+[ "$do_debs" = 1 ] && install_debs
+[ "$do_tools" = 1 ] && install_go_tools
+[ "$do_kernel" = 1 ] && install_kernel
 [ "$do_module" = 1 ] && warm_module
 echo "[setup] done in $((SECONDS - t_all))s"
