@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/dashlab/dashlab/reference/sweep"
-	"github.com/schollz/progressbar/v3"
 )
 
 func init() {
@@ -74,25 +73,14 @@ func runSweep(args []string, _ io.Reader, stdout, stderr io.Writer) error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	opts := sweep.RunOptions{Workers: *workers, Shard: shard}
-	var bar *progressbar.ProgressBar
+	finish := func() {}
 	if !*quiet {
-		opts.Progress = func(done, total int) {
-			if bar == nil {
-				bar = progressbar.NewOptions(total, progressbar.OptionSetWriter(stderr),
-					progressbar.OptionSetDescription("sweep "+plan.Name()), progressbar.OptionShowCount(),
-					progressbar.OptionShowIts(), progressbar.OptionSetItsString("points"),
-					progressbar.OptionSetPredictTime(true), progressbar.OptionThrottle(200*time.Millisecond),
-					progressbar.OptionFullWidth(), progressbar.OptionOnCompletion(func() { fmt.Fprintln(stderr) }))
-			}
-			_ = bar.Set(done)
-		}
+		opts.Progress, finish = sweepProgress(stderr, plan.Name())
 	}
 	start := time.Now()
 	sum, err := sweep.RunFile(ctx, plan, *out, opts)
 	elapsed := time.Since(start)
-	if bar != nil && !bar.IsFinished() {
-		fmt.Fprintln(stderr)
-	}
+	finish()
 	what := fmt.Sprintf("%d points", sum.Points)
 	if shard.Count > 0 {
 		what = fmt.Sprintf("shard %v: %d of %d points", shard, sum.Points, plan.Len())
