@@ -14,7 +14,7 @@ import (
 // Architecture tabulates a system's parts (§IV) from its spec: the UCIe link (raw and
 // usable rate, headroom, power per direction, die-edge width), the two base-die SRAMs
 // (regions, usable and physical capacity), the HBF page wave and array read bandwidth,
-// the topology's links and routes and the expert-delivery bound (ExpertDeliveryOf).
+// the topology's links and routes and the expert-delivery bound (SystemSpec.ExpertDelivery).
 // For the paper's systems its rows compare every §IV number with the paper's.
 func Architecture(s dash.SystemSpec) (Figure, error) {
 	if err := s.Validate(); err != nil {
@@ -22,7 +22,7 @@ func Architecture(s dash.SystemSpec) (Figure, error) {
 	}
 	l, h, r := s.Link, s.HBF, s.HBM.RelaySRAM
 	lo, hi := l.PowerRange()
-	d := ExpertDeliveryOf(s)
+	d := s.ExpertDelivery()
 	link := HTMLTable("UCIe link (one direction)", []string{"Quantity", "Value", "How"}, [][]string{
 		{"raw rate", fmt.Sprintf("%.4g TB/s", l.Raw().TBps()), fmt.Sprintf("%d modules x %d lanes x %g GT/s / 8", l.Modules, l.LanesPerModule, l.GTPerSecond)},
 		{"usable rate", fmt.Sprintf("%.4g TB/s", l.Usable.TBps()), "parameter (the paper: 1.6 TB/s)"},
@@ -118,10 +118,4 @@ func ArrayBandwidth(base dash.HBFSpec, link dash.LinkSpec, tRs []unit.Duration, 
 			{Name: fmt.Sprintf("Direct + Relay drain %.3g TB/s", 2*u), Y: 2 * u, Color: "#1a56c4", Solid: true, Label: fmt.Sprintf("Direct + Relay: %.3g TB/s", 2*u), LabelPos: "insideStartTop"},
 		},
 	})
-}
-
-// TRForTwoRoutes is the longest t_R at which one stack's array keeps up with Direct and
-// Relay together (page wave / (2 x usable link rate)).
-func TRForTwoRoutes(h dash.HBFSpec, l dash.LinkSpec) unit.Duration {
-	return unit.FromSeconds(float64(h.PageWave()) / (2 * float64(l.Usable)))
 }

@@ -12,7 +12,7 @@ import (
 	"github.com/dashlab/dashlab/dash"
 	"github.com/dashlab/dashlab/dash/gpu"
 	"github.com/dashlab/dashlab/reference"
-	"github.com/dashlab/dashlab/reference/reproduce"
+	"github.com/dashlab/dashlab/reference/summary"
 )
 
 // H100Memory is the NVIDIA H100's HBM capacity (from the GPU catalogue), the
@@ -43,21 +43,21 @@ func paperValue(id string) float64 {
 	return e.Value
 }
 
-func modelByID(models []reproduce.ModelRow, id string) (reproduce.ModelRow, bool) {
+func modelByID(models []summary.ModelRow, id string) (summary.ModelRow, bool) {
 	for _, m := range models {
 		if m.Spec.ID == id {
 			return m, true
 		}
 	}
-	return reproduce.ModelRow{}, false
+	return summary.ModelRow{}, false
 }
 
 // Fig1 draws the paper's Fig. 1(a) capacity survey from the model catalogue
-// (reproduce.Report.Artifacts.Models): each surveyed model's checkpoint weights in GB,
+// (the harness's []summary.ModelRow): each surveyed model's checkpoint weights in GB,
 // derived from its tensor inventory, against the H100's 80 GB and the paper's published
 // range (281 GB to 1.5 TB), and the routed experts' share of its parameters against the
 // paper's 94.1-98.8 %. Table II's weights are overlaid where the paper gives them.
-func Fig1(models []reproduce.ModelRow) (Figure, error) {
+func Fig1(models []summary.ModelRow) (Figure, error) {
 	var names []string
 	var gb, share, paperGB []float64
 	var ids []string
@@ -198,7 +198,7 @@ func PrecisionLabel(layout string) string {
 // models the attention kind, the weights the paper gives and the weights derived from
 // the tensor inventory (with deviation and verdict), routed+shared experts / top-k and
 // the checkpoint precision.
-func Table2(models []reproduce.ModelRow) (Figure, error) {
+func Table2(models []summary.ModelRow) (Figure, error) {
 	header := []string{"Model", "Attn.", "Weights, paper (GB)", "Weights, simulated (GB)", "Deviation", "Verdict",
 		"Experts / Top-k", "Weight precision", "Layers (MoE + dense)", "Main sweeps (Fig. 9)"}
 	var rows [][]string

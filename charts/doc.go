@@ -1,6 +1,16 @@
 // Package charts draws the dashlab figures as Apache ECharts charts that work offline:
 // in GoNB notebooks, in the notebooks' exported HTML and in standalone HTML pages.
 //
+// Data flow one way: spec -> Build (package dash) -> engine (dash/sim) -> harness
+// summary (reference/reproduce, its types in reference/summary) -> charts. This package
+// only draws: its functions take typed values (engine results, specs, harness
+// summaries) and return charts, tables and figures. It never runs a simulation or the
+// harness and computes no paper-vs-simulated number of its own: the geomeans of Fig. 9
+// and the reductions of Fig. 11 come in a summary, the expert-delivery bound comes from
+// dash.SystemSpec.ExpertDelivery and the held-out GPU predictions from
+// gpu.Profile.HeldOutChecks. A new chart kind goes in its own file and follows the
+// same rule.
+//
 // The ECharts library (npm echarts@5.6.0, Apache-2.0, about 1 MB) is embedded in this
 // package and never loaded from the network. It is emitted once per page, apart from the
 // charts:
@@ -22,21 +32,24 @@
 // returning a Figure (charts, tables, the paper-vs-simulated rows of its published
 // numbers, caveats) or a chart:
 //
-//   - Fig1 and Table2 (the model catalogue: reproduce.Artifacts.Models), Inventory (one
-//     model's tensors);
-//   - GPUTiming (held-out predictions from GPUHeldOutChecks, the error studies, the derived
-//     H100 PCIe), PredictionTable, ProfileSummary;
-//   - Fig9a and Fig9b (reproduce.Artifacts.Fig9 or notebook sweeps), with the paper's
-//     normalization, "does not fit" bars and the paired geomeans against the paper's;
+//   - Fig1 and Table2 (the model catalogue: []summary.ModelRow), Inventory (one model's
+//     tensors);
+//   - GPUTiming (held-out predictions from gpu.Profile.HeldOutChecks, the error studies,
+//     the derived H100 PCIe), PredictionTable, ProfileSummary;
+//   - Fig9a and Fig9b (a summary.Fig9 from reproduce.SummariseFig9, of the harness's
+//     sweeps or a notebook's), with the paper's normalization, "does not fit" bars and
+//     the harness's paired geomeans against the paper's;
+//   - Fig11 (the lookahead study: []summary.LookaheadPair);
 //   - RouteTimeline and RouteFigure (a traced layer, sim.Result.Timeline: the paper's Fig. 6
 //     from the engine);
 //   - Architecture (links, SRAM, page wave, expert-delivery bound), ArrayBandwidth;
 //   - ResultTable, PhaseBreakdown, RouteTable, PlanTable (simulations and placement plans);
-//   - PaperTable (every reproduce.Row, verdicts as the engine gave them).
+//   - PaperTable (every summary.Row, verdicts as the engine gave them).
 //
-// BuildReport and WriteReport assemble the HTML report of a reproduction (all of the
-// above that its artifacts allow, route timelines of DefaultTraces, the full table, the
-// timings): `dashlab reproduce --out DIR` writes DIR/index.html.
+// The bar, line, scatter and Gantt builders live in bar.go, line.go, scatter.go and
+// gantt.go; what they share in common.go. The HTML report of a reproduction is assembled
+// by the harness (reproduce.BuildReport, reproduce.WriteReport) from these figures on a
+// Page: `dashlab reproduce --out DIR` writes DIR/index.html.
 //
 // Nothing here panics on bad input: go-echarts' render functions panic on template
 // errors and silently emit an empty option when JSON encoding fails (NaN in the data, for

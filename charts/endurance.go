@@ -6,12 +6,12 @@ import (
 	"html/template"
 	"math"
 
-	"github.com/dashlab/dashlab/reference/reproduce"
+	"github.com/dashlab/dashlab/reference/summary"
 )
 
 // EnduranceFigure draws the HBF lifetime (§VI-H) against the program/erase
 // budget at each load, with the measured inputs in a table.
-func EnduranceFigure(res *reproduce.EnduranceResult) (Figure, error) {
+func EnduranceFigure(res *summary.EnduranceResult) (Figure, error) {
 	if res == nil || len(res.Years) != len(res.Loads) || len(res.Loads) == 0 {
 		return Figure{}, errors.New("charts: EnduranceFigure: no endurance results")
 	}

@@ -6,14 +6,14 @@ import (
 	"math"
 	"slices"
 
-	"github.com/dashlab/dashlab/reference/reproduce"
+	"github.com/dashlab/dashlab/reference/summary"
 )
 
 // EnergyFigure draws the memory system's energy per generated token (beyond
 // the paper): the total per system for every workload, and the mean of
 // each term (links, HBF sensing, HBF programming, HBM array) per system
 // over the workloads every system ran.
-func EnergyFigure(points []reproduce.EnergyPoint) (Figure, error) {
+func EnergyFigure(points []summary.EnergyPoint) (Figure, error) {
 	if len(points) == 0 {
 		return Figure{}, errors.New("charts: EnergyFigure: no priced runs")
 	}
@@ -21,7 +21,7 @@ func EnergyFigure(points []reproduce.EnergyPoint) (Figure, error) {
 	type key struct {
 		cat, system string
 	}
-	byKey := map[key]reproduce.EnergyPoint{}
+	byKey := map[key]summary.EnergyPoint{}
 	for _, p := range points {
 		if !slices.Contains(systems, p.System) {
 			systems = append(systems, p.System)
@@ -39,7 +39,7 @@ func EnergyFigure(points []reproduce.EnergyPoint) (Figure, error) {
 		for j, c := range cats {
 			p, ok := byKey[key{c, s}]
 			switch {
-			case !ok || p.Err != "":
+			case !ok || p.Err != nil:
 				vals[j] = math.NaN()
 				absent = append(absent, BarNote{Series: SystemName(s), Category: c, Text: "does not fit"})
 			default:
@@ -65,7 +65,7 @@ func EnergyFigure(points []reproduce.EnergyPoint) (Figure, error) {
 	for _, c := range cats {
 		all := true
 		for _, s := range systems {
-			if p, ok := byKey[key{c, s}]; !ok || p.Err != "" {
+			if p, ok := byKey[key{c, s}]; !ok || p.Err != nil {
 				all = false
 			}
 		}

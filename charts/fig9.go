@@ -8,7 +8,7 @@ import (
 	"strings"
 
 	"github.com/dashlab/dashlab/reference"
-	"github.com/dashlab/dashlab/reference/reproduce"
+	"github.com/dashlab/dashlab/reference/summary"
 )
 
 // SystemName is the paper's name of a named system ("relay-only" -> "RelayOnly"); other
@@ -46,6 +46,9 @@ func ShortModelName(id string) string {
 
 // Fig9 system colors: DASH blue, Compact-DASH light blue, RelayOnly orange, DirectOnly
 // green, as distinct in print as on screen.
+// paperSystems are the paper's four configurations in the order its figures list them.
+var paperSystems = []string{"dash", "compact-dash", "relay-only", "direct-only"}
+
 var fig9Colors = map[string]string{
 	"dash": "#1a56c4", "compact-dash": "#73a7f0", "relay-only": "#f08a24", "direct-only": "#3ba272",
 }
@@ -69,9 +72,9 @@ type pointKey struct {
 	batch, prompt, output int
 }
 
-type fig9Index map[pointKey]reproduce.Point
+type fig9Index map[pointKey]summary.Point
 
-func indexPoints(points []reproduce.Point) (fig9Index, []fig9Case, []string) {
+func indexPoints(points []summary.Point) (fig9Index, []fig9Case, []string) {
 	idx := fig9Index{}
 	var cases []fig9Case
 	seen := map[pointKey]bool{}
@@ -89,7 +92,7 @@ func indexPoints(points []reproduce.Point) (fig9Index, []fig9Case, []string) {
 	}
 	// The paper's order of systems first.
 	var ordered []string
-	for _, s := range reproduce.Fig9Systems {
+	for _, s := range paperSystems {
 		if slices.Contains(systems, s) {
 			ordered = append(ordered, s)
 		}
@@ -104,14 +107,14 @@ func indexPoints(points []reproduce.Point) (fig9Index, []fig9Case, []string) {
 
 // get returns the point and whether it has a result; a point that fits but failed is
 // an error.
-func (ix fig9Index) get(model, system string, batch, prompt, output int) (reproduce.Point, bool, error) {
+func (ix fig9Index) get(model, system string, batch, prompt, output int) (summary.Point, bool, error) {
 	p, ok := ix[pointKey{model, system, batch, prompt, output}]
 	if !ok {
 		return p, false, nil
 	}
-	if p.Err != "" {
-		if p.Fits {
-			return p, false, fmt.Errorf("charts: %s on %s, B=%d %d/%d failed: %s", model, system, batch, prompt, output, p.Err)
+	if p.Err != nil {
+		if p.Fits() {
+			return p, false, fmt.Errorf("charts: %s failed: %w", p.Case, p.Err)
 		}
 		return p, false, nil
 	}
@@ -142,7 +145,8 @@ type fig9Spec struct {
 
 const fig9Base = "relay-only"
 
-func buildFig9(points []reproduce.Point, spec fig9Spec, label func(fig9Case) string) (Figure, error) {
+func buildFig9(sum summary.Fig9, spec fig9Spec, label func(fig9Case) string) (Figure, error) {
+	points := sum.Points
 	if len(points) == 0 {
 		return Figure{}, errors.New("charts: " + spec.id + ": no points")
 	}
@@ -166,7 +170,7 @@ func buildFig9(points []reproduce.Point, spec fig9Spec, label func(fig9Case) str
 				return Figure{}, err
 			}
 			if !ok {
-				if _, present := ix[pointKey{c.model, s, c.batch, c.prompt, c.output}]; present && !p.Fits {
+				if _, present := ix[pointKey{c.model, s, c.batch, c.prompt, c.output}]; present && !p.Fits() {
 					absent = append(absent, BarNote{Series: SystemName(s), Category: c.label, Text: "does not fit"})
 				}
 				continue
@@ -216,34 +220,20 @@ func buildFig9(points []reproduce.Point, spec fig9Spec, label func(fig9Case) str
 	var ratioSeries, redSeries []Series
 	var ratioRefs, redRefs []RefLine
 	var rows []Row
-	for bi, b := range []string{"relay-only", "direct-only"} {
-		if !slices.Contains(systems, b) || !slices.Contains(systems, "dash") {
-			continue
-		}
+	for bi, pr := range sum.Paired {
+		b := pr.Baseline
 		rv, dv := make([]float64, len(cases)), make([]float64, len(cases))
-		var tr, er []float64
 		for i, c := range cases {
 			rv[i], dv[i] = math.NaN(), math.NaN()
-			d, okD, err := ix.get(c.model, "dash", c.batch, c.prompt, c.output)
-			if err != nil {
-				return Figure{}, err
+			if pc, ok := pr.Of(c.model, c.batch, c.prompt, c.output); ok {
+				rv[i], dv[i] = pc.Throughput, pc.E2EReductionPct()
 			}
-			x, okX, err := ix.get(c.model, b, c.batch, c.prompt, c.output)
-			if err != nil {
-				return Figure{}, err
-			}
-			if !okD || !okX {
-				continue
-			}
-			t, e := reproduce.PairedRatio(d, x)
-			rv[i], dv[i] = t, 100*(1-e)
-			tr, er = append(tr, t), append(er, e)
 		}
 		color := systemColor(b, bi)
 		name := "DASH / " + SystemName(b)
 		ratioSeries = append(ratioSeries, Series{Name: name, Values: rv, Color: color})
 		redSeries = append(redSeries, Series{Name: "vs " + SystemName(b), Values: dv, Color: color})
-		gt, ge := reproduce.Geomean(tr), 100*(1-reproduce.Geomean(er))
+		gt, ge := pr.ThroughputSpeedupGeomean, pr.E2EReductionPct
 		pt, pe := paperValue(spec.tputIDs[b]), paperValue(spec.e2eIDs[b])
 		simPos, paperPos := "insideEndTop", "insideStartTop"
 		if bi == 1 {
@@ -261,7 +251,7 @@ func buildFig9(points []reproduce.Point, spec fig9Spec, label func(fig9Case) str
 			redRefs = append(redRefs, RefLine{Name: fmt.Sprintf("paper vs %s: %.1f %%", SystemName(b), pe), Y: pe, Color: darker(color),
 				Label: fmt.Sprintf("paper %.1f %%", pe), LabelPos: paperPos})
 		}
-		n := fmt.Sprintf("%d paired (model, workload) cases", len(tr))
+		n := fmt.Sprintf("%d paired (model, workload) cases", len(pr.Cases))
 		if id := spec.tputIDs[b]; id != "" {
 			row, err := paperRow(id, "geomean decode-throughput speedup of DASH over "+SystemName(b)+", "+n, gt)
 			if err != nil {
@@ -313,55 +303,37 @@ func darker(c string) string {
 	return fmt.Sprintf("#%02x%02x%02x", r*55/100, g*55/100, b*55/100)
 }
 
-// Fig9a draws the paper's Fig. 9(a) from the fixed-batch sweep (reproduce:
-// Artifacts.Fig9.A; L_in/L_out = 1K/128, B in {1, 4, 16, 64}) with the paper's
+// Fig9a draws the paper's Fig. 9(a) from the harness's summary of the fixed-batch sweep
+// (reproduce.SummariseFig9; L_in/L_out = 1K/128, B in {1, 4, 16, 64}) with the paper's
 // normalization (§VI-B): throughput to RelayOnly at B = 64 of the same model, E2E latency
 // to RelayOnly at the same B. Configurations that do not fit their memory system
 // (Compact-DASH with the largest models) are labelled "does not fit" where their bar
 // would be. Two more charts give DASH's paired speedups and E2E reductions over RelayOnly
-// and DirectOnly per case, with their geometric means and the paper's (1.90×/1.84×,
+// and DirectOnly per case, with the harness's geometric means and the paper's (1.90×/1.84×,
 // 42.2 %/40.8 %); the rows compare them.
-func Fig9a(points []reproduce.Point) (Figure, error) {
+func Fig9a(sum summary.Fig9) (Figure, error) {
 	maxB := 0
-	for _, p := range points {
+	for _, p := range sum.Points {
 		maxB = max(maxB, p.Batch)
 	}
 	extra := []Row{}
 	// §I's B = 4 numbers, from the same sweep.
-	var b4 []reproduce.Point
-	for _, p := range points {
-		if p.Batch == 4 {
-			b4 = append(b4, p)
+	if b4 := sum.B4; b4 != nil && len(b4.Cases) > 0 {
+		for _, r := range []struct {
+			id, metric string
+			v          float64
+		}{
+			{"intro.b4.throughput_speedup_geomean.vs_relay_only", fmt.Sprintf("§I: B = 4 geomean throughput speedup over RelayOnly, %d models", len(b4.Cases)), b4.ThroughputSpeedupGeomean},
+			{"intro.b4.e2e_reduction_pct.vs_relay_only", fmt.Sprintf("§I: B = 4 E2E reduction vs RelayOnly, %d models", len(b4.Cases)), b4.E2EReductionPct},
+		} {
+			row, err := paperRow(r.id, r.metric, r.v)
+			if err != nil {
+				return Figure{}, err
+			}
+			extra = append(extra, row)
 		}
 	}
-	if len(b4) > 0 {
-		ix, cases, _ := indexPoints(b4)
-		var t, e []float64
-		for _, c := range cases {
-			d, okD, _ := ix.get(c.model, "dash", 4, c.prompt, c.output)
-			x, okX, _ := ix.get(c.model, fig9Base, 4, c.prompt, c.output)
-			if okD && okX {
-				t = append(t, d.Result.DecodeThroughput/x.Result.DecodeThroughput)
-				e = append(e, d.Result.E2E.Seconds()/x.Result.E2E.Seconds())
-			}
-		}
-		if len(t) > 0 {
-			for _, r := range []struct {
-				id, metric string
-				v          float64
-			}{
-				{"intro.b4.throughput_speedup_geomean.vs_relay_only", fmt.Sprintf("§I: B = 4 geomean throughput speedup over RelayOnly, %d models", len(t)), reproduce.Geomean(t)},
-				{"intro.b4.e2e_reduction_pct.vs_relay_only", fmt.Sprintf("§I: B = 4 E2E reduction vs RelayOnly, %d models", len(t)), 100 * (1 - reproduce.Geomean(e))},
-			} {
-				row, err := paperRow(r.id, r.metric, r.v)
-				if err != nil {
-					return Figure{}, err
-				}
-				extra = append(extra, row)
-			}
-		}
-	}
-	return buildFig9(points, fig9Spec{
+	return buildFig9(sum, fig9Spec{
 		id: "fig9a", title: "Fig. 9(a): batch sweep",
 		tputRef: func(c fig9Case) fig9Case {
 			c.batch = maxB
@@ -376,13 +348,13 @@ func Fig9a(points []reproduce.Point) (Figure, error) {
 	}, func(c fig9Case) string { return ShortModelName(c.model) + "\nB=" + fmt.Sprint(c.batch) })
 }
 
-// Fig9b draws the paper's Fig. 9(b) from the B = 1 sequence-length sweep (reproduce:
-// Artifacts.Fig9.B; L_in/L_out in 512/16, 4K/16, 512/20K, 20K/20K within each model's
-// context window), both metrics normalized to RelayOnly at the same model and workload,
+// Fig9b draws the paper's Fig. 9(b) from the harness's summary of the B = 1
+// sequence-length sweep (reproduce.SummariseFig9; L_in/L_out in 512/16, 4K/16, 512/20K,
+// 20K/20K within each model's context window), both metrics normalized to RelayOnly at the same model and workload,
 // with the paired speedups and E2E reductions and the paper's geomeans (1.79×/1.63×,
 // 40.1 %/35.6 %). The paper's Llama 4 KV-overflow cases (4K/256K, 4K/1M) are listed as
 // not simulated yet.
-func Fig9b(points []reproduce.Point) (Figure, error) {
+func Fig9b(sum summary.Fig9) (Figure, error) {
 	extra := []Row{}
 	for _, id := range []string{"fig9b.llama4_4k_1m.throughput_speedup.vs_relay_only", "fig9b.llama4_4k_1m.e2e_reduction_pct.vs_relay_only"} {
 		row, err := paperRow(id, "Llama 4 Maverick 4K/1M with HBM-to-HBF KV writeback", math.NaN())
@@ -392,7 +364,7 @@ func Fig9b(points []reproduce.Point) (Figure, error) {
 		extra = append(extra, row)
 	}
 	var grok []string
-	for _, p := range points {
+	for _, p := range sum.Points {
 		if p.Model == "grok-1" && p.System == fig9Base {
 			grok = append(grok, LengthLabel(p.Prompt)+"/"+LengthLabel(p.Output))
 		}
@@ -402,7 +374,7 @@ func Fig9b(points []reproduce.Point) (Figure, error) {
 	if len(grok) > 0 {
 		notes = append(notes, "Grok-1 is run only at "+strings.Join(grok, " and ")+": the other workloads exceed its context window, as in the paper.")
 	}
-	return buildFig9(points, fig9Spec{
+	return buildFig9(sum, fig9Spec{
 		id: "fig9b", title: "Fig. 9(b): sequence-length sweep",
 		tputRef:  func(c fig9Case) fig9Case { return c },
 		tputNote: "decode throughput / RelayOnly's at the same model and workload (B = 1)",

@@ -4,25 +4,15 @@ import (
 	"errors"
 	"fmt"
 	"html/template"
-	"math"
 	"slices"
 
 	"github.com/dashlab/dashlab/dash/gpu"
-	"github.com/dashlab/dashlab/dash/unit"
 	"gonum.org/v1/gonum/stat"
 )
 
 // GPUCheck is one measured operator and a prediction of it made by a timing model that
-// did not see it.
-type GPUCheck struct {
-	Kind      string // operator kind: "gemm", "grouped", "attn-decode", ...
-	Label     string // model, operator and shape, for the tooltip
-	Measured  unit.Duration
-	Predicted unit.Duration
-	// HeldOut says what was left out of the fit: "family" (every measurement of the
-	// operator's shape family) or "point" (kinds with a single family: the point alone).
-	HeldOut string
-}
+// did not see it (gpu.HeldOutCheck, from Profile.HeldOutChecks).
+type GPUCheck = gpu.HeldOutCheck
 
 // GPUStats are the timing model's error statistics as package gpu computes them.
 type GPUStats struct {
@@ -31,132 +21,12 @@ type GPUStats struct {
 	HeldOutByModel []gpu.ErrorStats // Profile.HeldOutByModel: every GEMM of one model held out
 }
 
-// familyKey is the shape family of a measured operator, as package gpu's documentation
-// defines it: the shape fields that are not swept.
-func familyKey(op gpu.Op) string {
-	kv := op.KVHeads
-	if kv <= 0 {
-		kv = op.Heads
-	}
-	switch op.Kind {
-	case gpu.GEMM:
-		return fmt.Sprintf("gemm %d %d", op.K, op.N)
-	case gpu.Grouped:
-		return fmt.Sprintf("grouped %d %d", op.Hidden, op.Inter)
-	case gpu.AttnPrefill, gpu.AttnDecode:
-		return fmt.Sprintf("%v %d %d %d", op.Kind, op.Heads, kv, op.HeadDim)
-	case gpu.RMSNorm:
-		return fmt.Sprintf("rmsnorm %d", op.Dim)
-	case gpu.Route:
-		return fmt.Sprintf("route %d %d", op.Experts, op.TopK)
-	}
-	return op.Kind.String() // MLA decode: one family
-}
-
-// GPUHeldOutChecks predicts every measured point of p with a timing model for p's own
-// GPU fitted on the rest of the profile without the point's shape family (for a kind with
-// a single family, without the point alone), so the scatter shows how the model does on
-// shapes it has not seen. It refits one model per family: a few seconds.
-//
-// Package gpu reports the same kind of study as statistics only (Profile.HeldOut, which
-// refits just the held-out kind); this function exists because it exposes no per-point
-// predictions. Its errors are close to, not identical with, those statistics.
-func GPUHeldOutChecks(p *gpu.Profile) ([]GPUCheck, error) {
-	if p == nil || len(p.Points) == 0 {
-		return nil, errors.New("charts: GPUHeldOutChecks: empty profile")
-	}
-	target := p.GPU()
-	groups := map[string][]int{}
-	var keys []string
-	families := map[gpu.OpKind]map[string]bool{}
-	for i, pt := range p.Points {
-		k := familyKey(pt.Op)
-		if groups[k] == nil {
-			keys = append(keys, k)
-		}
-		groups[k] = append(groups[k], i)
-		if families[pt.Op.Kind] == nil {
-			families[pt.Op.Kind] = map[string]bool{}
-		}
-		families[pt.Op.Kind][k] = true
-	}
-	var out []GPUCheck
-	predict := func(leave []int, how string) error {
-		skip := map[int]bool{}
-		for _, i := range leave {
-			skip[i] = true
-		}
-		sub := *p
-		sub.Points = make([]gpu.Point, 0, len(p.Points))
-		for i, pt := range p.Points {
-			if !skip[i] {
-				sub.Points = append(sub.Points, pt)
-			}
-		}
-		m, err := gpu.NewModel(&sub, target)
-		if err != nil {
-			return err
-		}
-		for _, i := range leave {
-			pt := p.Points[i]
-			out = append(out, GPUCheck{Kind: pt.Op.Kind.String(), Label: pointLabel(pt), Measured: pt.Median,
-				Predicted: m.Predict(pt.Op).Latency, HeldOut: how})
-		}
-		return nil
-	}
-	for _, k := range keys {
-		idx := groups[k]
-		if len(families[p.Points[idx[0]].Op.Kind]) > 1 {
-			if err := predict(idx, "family"); err != nil {
-				return nil, err
-			}
-			continue
-		}
-		for _, i := range idx {
-			if err := predict([]int{i}, "point"); err != nil {
-				return nil, err
-			}
-		}
-	}
-	return out, nil
-}
-
-func pointLabel(pt gpu.Point) string {
-	o := pt.Op
-	var shape string
-	switch o.Kind {
-	case gpu.GEMM:
-		shape = fmt.Sprintf("M=%d K=%d N=%d", o.M, o.K, o.N)
-	case gpu.Grouped:
-		shape = fmt.Sprintf("E=%d rows=%d hidden=%d inter=%d", o.Experts, o.Rows, o.Hidden, o.Inter)
-	case gpu.AttnPrefill, gpu.AttnDecode, gpu.AttnDecodeMLA:
-		shape = fmt.Sprintf("B=%d q=%d kv=%d heads=%d", o.Batch, o.QLen, o.KVLen, o.Heads)
-	case gpu.RMSNorm:
-		shape = fmt.Sprintf("M=%d dim=%d", o.M, o.Dim)
-	case gpu.Route:
-		shape = fmt.Sprintf("M=%d experts=%d k=%d", o.M, o.Experts, o.TopK)
-	}
-	return fmt.Sprintf("%s %s %s", pt.Model, pt.Label, shape)
-}
-
-// errorStats summarises the relative errors of checks the way package gpu
-// does (median and 90th percentile).
-func errorStats(kind string, checks []GPUCheck) gpu.ErrorStats {
-	var errs []float64
-	for _, c := range checks {
-		if c.Measured > 0 {
-			errs = append(errs, math.Abs(float64(c.Predicted-c.Measured))/float64(c.Measured))
-		}
-	}
-	return gpu.Summarise(kind, errs)
-}
-
 // GPUTiming draws the GPU timing model (§VI-A): the held-out predictions against the
 // measurements per operator kind on log-log axes with y = x, the error statistics
 // (package gpu's leave-one-out and held-out studies and the scatter's own), the paper's
 // validation numbers against the leave-one-out GEMM errors, and the H100 PCIe timings
 // derived from the measured H200 profile — derived, not measured, and drawn as such.
-// h100 may be nil to leave the derived GPU out; checks come from GPUHeldOutChecks.
+// h100 may be nil to leave the derived GPU out; checks come from gpu.Profile.HeldOutChecks.
 func GPUTiming(p *gpu.Profile, checks []GPUCheck, stats GPUStats, h100 *gpu.Model) (Figure, error) {
 	if p == nil || len(checks) == 0 {
 		return Figure{}, errors.New("charts: GPUTiming needs a profile and held-out checks")
@@ -177,12 +47,12 @@ func GPUTiming(p *gpu.Profile, checks []GPUCheck, stats GPUStats, h100 *gpu.Mode
 		for _, c := range byKind[k] {
 			pts = append(pts, ScatterPoint{Label: c.Label, X: c.Measured.Microseconds(), Y: c.Predicted.Microseconds()})
 		}
-		s := errorStats(k, byKind[k])
+		s := gpu.SummariseChecks(k, byKind[k])
 		groups = append(groups, ScatterGroup{Name: fmt.Sprintf("%s (%d)", k, len(pts)), Points: pts})
 		rows = append(rows, []string{"this scatter: held out by " + byKind[k][0].HeldOut, k, fmt.Sprint(s.Count),
 			fmt.Sprintf("%.2f%%", s.MedianPct), fmt.Sprintf("%.2f%%", s.P90Pct)})
 	}
-	all := errorStats("all", checks)
+	all := gpu.SummariseChecks("all", checks)
 	scatter, err := Scatter(ScatterSpec{
 		Common: Common{ID: "gpu_heldout", Title: "GPU timing model: held-out predictions vs measurements (" + src.Name + ")",
 			Subtitle: fmt.Sprintf("%d measured operators, each predicted by a model fitted without its shape family: median error %.2f %%, p90 %.2f %%",
@@ -241,7 +111,7 @@ func GPUTiming(p *gpu.Profile, checks []GPUCheck, stats GPUStats, h100 *gpu.Mode
 					continue
 				}
 				y := h100.Predict(pt.Op).Latency.Microseconds()
-				pts = append(pts, ScatterPoint{Label: pointLabel(pt), X: pt.Median.Microseconds(), Y: y})
+				pts = append(pts, ScatterPoint{Label: pt.Description(), X: pt.Median.Microseconds(), Y: y})
 				ratios[k] = append(ratios[k], y/pt.Median.Microseconds())
 			}
 			dgroups = append(dgroups, ScatterGroup{Name: k, Points: pts})

@@ -8,7 +8,7 @@ import (
 	"github.com/dashlab/dashlab/dash"
 	"github.com/dashlab/dashlab/dash/lookahead"
 	"github.com/dashlab/dashlab/dash/sim"
-	"github.com/dashlab/dashlab/reference/reproduce"
+	"github.com/dashlab/dashlab/reference/summary"
 )
 
 // KVSplit draws where the KV cache lives against generated tokens (§VI-F's
@@ -41,13 +41,13 @@ func KVSplit(id string, traj []sim.KVPoint) (Chart, error) {
 }
 
 // fig12Axis names each sweep's x axis and whether it is logarithmic.
-var fig12Axis = map[reproduce.Fig12Param]struct {
+var fig12Axis = map[summary.Fig12Param]struct {
 	name, ref string
 	log       bool
 }{
-	reproduce.Fig12PageSize: {"HBF page size (KiB)", "4 KiB", true},
-	reproduce.Fig12TRead:    {"HBF read latency t_R (µs)", "3 µs", true},
-	reproduce.Fig12Link:     {"Per-route D2D bandwidth (TB/s)", "1.6 TB/s", true},
+	summary.Fig12PageSize: {"HBF page size (KiB)", "4 KiB", true},
+	summary.Fig12TRead:    {"HBF read latency t_R (µs)", "3 µs", true},
+	summary.Fig12Link:     {"Per-route D2D bandwidth (TB/s)", "1.6 TB/s", true},
 }
 
 // Fig12 draws the sensitivity study (§VI-F, Fig. 12): E2E latency against
@@ -55,14 +55,14 @@ var fig12Axis = map[reproduce.Fig12Param]struct {
 // paper's reference point, under both readings of t_R; program-busy time
 // against the E2E-exposed write stall over t_PROG; the KV split; and the
 // paper's numbers against the engine's.
-func Fig12(r *reproduce.Fig12Result) (Figure, error) {
+func Fig12(r *summary.Fig12Result) (Figure, error) {
 	if r == nil || len(r.Points) == 0 {
 		return Figure{}, errors.New("charts: Fig12: no sensitivity results")
 	}
 	fig := Figure{ID: "fig12", Title: "Fig. 12: sensitivity to the HBF parameters (§VI-F)",
 		Caption: "Llama 4 Maverick at B/L_in/L_out = 1/4K/1M on DASH: prompt KV in HBF, decode KV in HBM up to the package-wide budget, then written back " +
 			"page wave by page wave. Each sweep is normalized as the paper does; both readings of t_R (paper: t_R a readiness latency only; physical: one page wave per t_R per stack)."}
-	for _, p := range []reproduce.Fig12Param{reproduce.Fig12PageSize, reproduce.Fig12TRead, reproduce.Fig12Link} {
+	for _, p := range []summary.Fig12Param{summary.Fig12PageSize, summary.Fig12TRead, summary.Fig12Link} {
 		ax := fig12Axis[p]
 		var series []XYSeries
 		for _, rd := range dash.Readings() {
@@ -87,7 +87,7 @@ func Fig12(r *reproduce.Fig12Result) (Figure, error) {
 	var series []XYSeries
 	for _, rd := range dash.Readings() {
 		var busy, stall []Point
-		for _, x := range r.Sweep(reproduce.Fig12TProg, rd) {
+		for _, x := range r.Sweep(summary.Fig12TProg, rd) {
 			busy = append(busy, Point{X: x.Value, Y: x.ProgramBusy.Seconds()})
 			stall = append(stall, Point{X: x.Value, Y: x.Stall.Seconds()})
 		}
@@ -126,7 +126,7 @@ func Fig12(r *reproduce.Fig12Result) (Figure, error) {
 		}
 		fig.Rows = append(fig.Rows, row)
 	}
-	for _, x := range r.Sweep(reproduce.Fig12TProg, dash.ReadingPaper) {
+	for _, x := range r.Sweep(summary.Fig12TProg, dash.ReadingPaper) {
 		id := map[float64]string{500: "fig12.write_stall_s.tprog500us", 5000: "fig12.write_stall_s.tprog5ms"}[x.Value]
 		if id == "" {
 			continue
@@ -155,7 +155,7 @@ func Fig12(r *reproduce.Fig12Result) (Figure, error) {
 			"The paper's 24.46 GB is about 2.9 GB smaller, the size of the embedding table (2.07 GB) plus the prompt's KV (0.81 GB): its placement apparently keeps more in HBM; the engine does not guess it.",
 		"A page wave programs every die, plane and subarray of a stack, so a program blocks every read of that stack for t_PROG (program/read interference); "+
 			"the stall is E2E at that t_PROG less E2E of the same run whose programs take no time.",
-		fmt.Sprintf("The 1M-token decodes are sampled: one KV block in %d simulated, the steps between interpolated (within 0.1%% of the exact run in the tests).", reproduce.Fig12DecodeSample))
+		fmt.Sprintf("The 1M-token decodes are sampled: one KV block in %d simulated, the steps between interpolated (within 0.1%% of the exact run in the tests).", summary.Fig12DecodeSample))
 	return fig, nil
 }
 

@@ -8,19 +8,19 @@ import (
 	"github.com/dashlab/dashlab/dash/lookahead"
 	"github.com/dashlab/dashlab/dash/sim"
 	"github.com/dashlab/dashlab/dash/unit"
-	"github.com/dashlab/dashlab/reference/reproduce"
+	"github.com/dashlab/dashlab/reference/summary"
 )
 
 // Fig12, KVSplit and LookaheadAgreement draw hand-made values.
 func TestKVCharts(t *testing.T) {
-	res := &reproduce.Fig12Result{Nominal: map[dash.Reading]sim.Result{}, RelayOnly: map[dash.Reading]sim.Result{}}
+	res := &summary.Fig12Result{Nominal: map[dash.Reading]sim.Result{}, RelayOnly: map[dash.Reading]sim.Result{}}
 	for _, rd := range dash.Readings() {
 		nom := sim.Result{E2E: 10 * unit.Second, DecodeThroughput: 2,
 			KV: sim.KVStats{PrefillHBF: unit.GB, DecodeHBM: 24 * unit.GB, DecodeHBF: 172 * unit.GB}}
 		res.Nominal[rd], res.RelayOnly[rd] = nom, sim.Result{E2E: 20 * unit.Second, DecodeThroughput: 1}
-		for _, p := range []reproduce.Fig12Param{reproduce.Fig12PageSize, reproduce.Fig12TRead, reproduce.Fig12TProg, reproduce.Fig12Link} {
+		for _, p := range []summary.Fig12Param{summary.Fig12PageSize, summary.Fig12TRead, summary.Fig12TProg, summary.Fig12Link} {
 			for i, v := range []float64{1, 2, 500, 5000} {
-				res.Points = append(res.Points, reproduce.Fig12Point{Param: p, Value: v, Label: "x", Reading: rd, Result: nom,
+				res.Points = append(res.Points, summary.Fig12Point{Param: p, Value: v, Label: "x", Reading: rd, Result: nom,
 					Normalized: 1 + float64(i)/10, ProgramBusy: unit.Second, Stall: unit.Duration(i) * unit.Second})
 			}
 		}

@@ -7,7 +7,7 @@ import (
 	"slices"
 
 	"github.com/dashlab/dashlab/dash/unit"
-	"github.com/dashlab/dashlab/reference/reproduce"
+	"github.com/dashlab/dashlab/reference/summary"
 )
 
 // Fig11 draws the lookahead study (§VI-D, Fig. 11): for each model and HBF
@@ -16,7 +16,7 @@ import (
 // points (t_R = 3 us and 32 us) as ticks and dashed lines. With more than
 // two t_R values it adds the reductions against t_R, as the paper's figure
 // sweeps them.
-func Fig11(pairs []reproduce.LookaheadPair) (Figure, error) {
+func Fig11(pairs []summary.LookaheadPair) (Figure, error) {
 	if len(pairs) == 0 {
 		return Figure{}, errors.New("charts: Fig11: no lookahead results")
 	}
@@ -34,13 +34,13 @@ func Fig11(pairs []reproduce.LookaheadPair) (Figure, error) {
 	id := func(model string, tr unit.Duration, what string) string {
 		return fmt.Sprintf("fig11.%s.tr%dus.%s_reduction_pct", model, int(tr/unit.Microsecond), what)
 	}
-	find := func(model string, tr unit.Duration) (reproduce.LookaheadPair, bool) {
+	find := func(model string, tr unit.Duration) (summary.LookaheadPair, bool) {
 		for _, p := range pairs {
 			if p.Model == model && p.TRead == tr {
 				return p, true
 			}
 		}
-		return reproduce.LookaheadPair{}, false
+		return summary.LookaheadPair{}, false
 	}
 
 	// Bars: one group per (model, t_R) the paper reports.

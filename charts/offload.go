@@ -9,7 +9,7 @@ import (
 	"github.com/go-echarts/go-echarts/v2/opts"
 
 	"github.com/dashlab/dashlab/dash/offload"
-	"github.com/dashlab/dashlab/reference/reproduce"
+	"github.com/dashlab/dashlab/reference/summary"
 )
 
 // Fig10 draws the CPU-GPU offloading comparison (§VI-C, Fig. 10): (a) the
@@ -17,7 +17,7 @@ import (
 // and modelled beyond (dashed); (b) the TPOT of weight streaming, CPU
 // compute and the Hybrid oracle normalised to the engine's DASH, with the
 // paper's published Hybrid range as a band.
-func Fig10(f *reproduce.Fig10Result) (Figure, error) {
+func Fig10(f *summary.Fig10Result) (Figure, error) {
 	if f == nil || len(f.Evaluations) == 0 || len(f.Curve) == 0 {
 		return Figure{}, errors.New("charts: Fig10: no offloading results")
 	}
@@ -76,7 +76,7 @@ func Fig10(f *reproduce.Fig10Result) (Figure, error) {
 	return fig, nil
 }
 
-func cpuAt(curve []reproduce.CoreCurvePoint, batch, cores int) float64 {
+func cpuAt(curve []summary.CoreCurvePoint, batch, cores int) float64 {
 	for _, p := range curve {
 		if p.Batch == batch && p.Cores == cores {
 			return p.Latency.Milliseconds()
@@ -93,7 +93,7 @@ func maxFitErr(fits []offload.AmdahlFit) float64 {
 	return m
 }
 
-func fig10Curve(curve []reproduce.CoreCurvePoint) (Chart, error) {
+func fig10Curve(curve []summary.CoreCurvePoint) (Chart, error) {
 	var batches []int
 	for _, p := range curve {
 		if !slices.Contains(batches, p.Batch) {

@@ -2,81 +2,11 @@ package charts
 
 import (
 	"math"
-	"strings"
 	"testing"
-
-	"github.com/dashlab/dashlab/dash"
-	"github.com/dashlab/dashlab/reference"
-	"github.com/dashlab/dashlab/reference/reproduce"
 )
 
-func TestFig10Figure(t *testing.T) {
-	host, err := reference.HostOffload()
-	if err != nil {
-		t.Fatal(err)
-	}
-	f, err := reproduce.Fig10Study(host, reproduce.OffloadOptions{Model: reproduce.Fig10Model, Batches: []int{1, 64},
-		Prompt: 1024, Output: 16, Cores: []int{32}, Reading: dash.ReadingPaper})
-	if err != nil {
-		t.Fatal(err)
-	}
-	fig, err := Fig10(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(fig.Charts) != 3 || len(fig.Rows) != 4 {
-		t.Fatalf("%d charts, %d rows", len(fig.Charts), len(fig.Rows))
-	}
-	want := math.Min(f.Evaluations[0].Slowdown(f.Evaluations[0].Hybrid), f.Evaluations[1].Slowdown(f.Evaluations[1].Hybrid))
-	if fig.Rows[0].ID != "fig10.hybrid_slowdown_vs_dash.min" || fig.Rows[0].Simulated != want {
-		t.Errorf("row %+v, want simulated %g", fig.Rows[0], want)
-	}
-	html, err := fig.HTML()
-	if err != nil || !strings.Contains(string(html), "modelled") {
-		t.Errorf("html: %v", err)
-	}
-	if _, err := Fig10(nil); err == nil {
-		t.Error("nil results drew a figure")
-	}
-}
-
-func TestCostEnergyEnduranceFigures(t *testing.T) {
-	s, _ := dash.PaperSystem("dash")
-	cost, err := reproduce.CostStudy(s, []float64{0.5, 1, 21.33, 32}, []float64{0, 4}, 3)
-	if err != nil {
-		t.Fatal(err)
-	}
-	fig, err := CostFigure(cost.Grid, cost.Breakeven, cost.Scaling)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(fig.Rows) != 2 || fig.Rows[0].Status() != Pass || fig.Rows[1].Status() != Pass {
-		t.Errorf("cost rows %+v", fig.Rows)
-	}
-	if _, err := fig.HTML(); err != nil {
-		t.Error(err)
-	}
+func TestFractionalIndex(t *testing.T) {
 	if got := fractionalIndex([]float64{1, 2, 4}, 2*math.Sqrt2); math.Abs(got-1.5) > 1e-12 {
 		t.Errorf("fractionalIndex = %g, want 1.5 (halfway in log r)", got)
-	}
-
-	var cases []reproduce.Case
-	for _, sys := range reproduce.Fig9Systems {
-		cases = append(cases, reproduce.Case{Model: "mixtral-8x22b", System: sys, Batch: 1, Prompt: 1024, Output: 8})
-	}
-	priced, err := reproduce.EnergyStudy(reproduce.Sweep(cases, 0), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if fig, err := EnergyFigure(priced); err != nil || len(fig.Charts) != 2 {
-		t.Errorf("energy figure: %v", err)
-	}
-
-	res, err := reproduce.EnduranceStudy(reproduce.EnduranceCase, 1.5, "test", []float64{0.5}, []float64{3000, 100000})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if fig, err := EnduranceFigure(&res); err != nil || len(fig.Tables) != 1 {
-		t.Errorf("endurance figure: %v", err)
 	}
 }

@@ -7,11 +7,11 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/dashlab/dashlab/reference/reproduce"
+	"github.com/dashlab/dashlab/reference/summary"
 )
 
-// RowStatus is the verdict of a reproduce.Row, as the engine gave it.
-func RowStatus(r reproduce.Row) Status {
+// RowStatus is the verdict of a summary.Row, as the engine gave it.
+func RowStatus(r summary.Row) Status {
 	switch {
 	case r.Simulated == nil:
 		return NotSimulated
@@ -32,13 +32,13 @@ func fmtPaper(v float64) string {
 }
 
 // PaperTable renders the full "paper vs simulated" table of a reproduction
-// (reproduce.Report.Rows): every number the paper publishes, in reference/paper.yaml's
+// (the harness's []summary.Row): every number the paper publishes, in reference/paper.yaml's
 // order, with the simulated value, the deviation (simulated - paper, in the unit), the
 // tolerance and the engine's verdict: pass (green), FAIL (red) or not simulated yet
 // (grey; those ids are listed, never dropped). The last column says how the value was
 // obtained (and the paper entry's note). The caption gives the counts. The verdicts are
-// the engine's own (reproduce.Row.Pass), so the table agrees with `dashlab reproduce`.
-func PaperTable(caption string, rows []reproduce.Row) template.HTML {
+// the engine's own (summary.Row.Pass), so the table agrees with `dashlab reproduce`.
+func PaperTable(caption string, rows []summary.Row) template.HTML {
 	esc := template.HTMLEscapeString
 	pass, fail, pending, reported := 0, 0, 0, 0
 	for _, r := range rows {
@@ -124,7 +124,7 @@ func signedG(x float64) string {
 // PaperRows converts reproduce rows to Rows (the form Table and Figure.Rows take), with
 // the tolerance made relative; the verdicts agree with the engine's (both allow 1e-12
 // for rounding).
-func PaperRows(rows []reproduce.Row) []Row {
+func PaperRows(rows []summary.Row) []Row {
 	out := make([]Row, len(rows))
 	for i, r := range rows {
 		sim := math.NaN()
@@ -141,8 +141,8 @@ func PaperRows(rows []reproduce.Row) []Row {
 }
 
 // RowsWithPrefix keeps the rows whose id starts with one of the prefixes.
-func RowsWithPrefix(rows []reproduce.Row, prefixes ...string) []reproduce.Row {
-	var out []reproduce.Row
+func RowsWithPrefix(rows []summary.Row, prefixes ...string) []summary.Row {
+	var out []summary.Row
 	for _, r := range rows {
 		for _, p := range prefixes {
 			if strings.HasPrefix(r.ID, p) {

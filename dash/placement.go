@@ -33,8 +33,9 @@ import (
 //     tokens) is reserved in HBM; see [Workspace].
 //
 // A plan whose data exceed the HBF capacity, or whose workspace exceeds the
-// HBM capacity, is refused with an error that says "does not fit" and names
-// the model, the bytes needed and the bytes available.
+// HBM capacity, is refused with a *CapacityError (match it with errors.As): it
+// says "does not fit" and carries the model, the bytes needed and the bytes
+// available.
 type Plan struct {
 	// HBM and HBF are the per-stack usage (stacks are used evenly).
 	HBM, HBF StackUse
@@ -133,8 +134,8 @@ func planPlacement(e *experiment) (Plan, error) {
 
 	hbmCap := s.HBMCapacity()
 	if workspace > hbmCap {
-		return Plan{}, fmt.Errorf("model %s does not fit system %s: the activation workspace of a %d-token prefill needs %v of HBM, %v available",
-			m.ID, s.ID, w.Batch*w.Prompt, workspace, hbmCap)
+		return Plan{}, &CapacityError{Model: m.ID, System: s.ID, Memory: MemoryHBM, Need: workspace, Have: hbmCap,
+			Detail: fmt.Sprintf("the activation workspace of a %d-token prefill needs %v of HBM, %v available", w.Batch*w.Prompt, workspace, hbmCap)}
 	}
 	// Replicate whole classes in order while they leave room for the
 	// workspace and the decode KV (or, if the decode KV is larger than HBM
@@ -168,8 +169,8 @@ func planPlacement(e *experiment) (Plan, error) {
 
 	hbfNeed := weights + p.KV.Prefill + p.KV.Spill
 	if hbfCap := s.HBFCapacity(); hbfNeed > hbfCap {
-		return Plan{}, fmt.Errorf("model %s does not fit system %s: HBF needs %v (weights %v + KV %v), %v available (%d x %v)",
-			m.ID, s.ID, hbfNeed, weights, p.KV.Prefill+p.KV.Spill, hbfCap, n, s.HBF.Capacity)
+		return Plan{}, &CapacityError{Model: m.ID, System: s.ID, Memory: MemoryHBF, Need: hbfNeed, Have: hbfCap,
+			Detail: fmt.Sprintf("HBF needs %v (weights %v + KV %v), %v available (%d x %v)", hbfNeed, weights, p.KV.Prefill+p.KV.Spill, hbfCap, n, s.HBF.Capacity)}
 	}
 	per := func(b unit.Bytes) unit.Bytes { return (b + unit.Bytes(n) - 1) / unit.Bytes(n) }
 	p.HBM = StackUse{Capacity: s.HBM.Capacity, Weights: per(p.ReplicatedBytes), KV: per(p.KV.DecodeInHBM), Workspace: per(workspace)}

@@ -3,19 +3,20 @@ package reproduce
 import (
 	"github.com/dashlab/dashlab/dash"
 	"github.com/dashlab/dashlab/dash/gpu"
+	"github.com/dashlab/dashlab/reference/summary"
 )
 
 // Artifacts are the engine results behind the report's figures.
 type Artifacts struct {
 	// Models is the catalogue with derived footprints (Fig. 1, Table II).
 	Models []ModelRow
-	// Fig9 holds the fixed-batch sweeps under the paper reading of t_R
-	// (the checked values); Fig9Physical the same under the physical
+	// Fig9 holds the fixed-batch sweeps with their paired summaries under the paper
+	// reading of t_R (the checked values); Fig9Physical the same under the physical
 	// reading (reported beside them).
 	Fig9, Fig9Physical Fig9Result
-	// Fig11 holds the lookahead study under the paper reading: per model and
-	// t_R, the conventional run followed by the lookahead run;
-	// Fig11Physical the same under the physical reading.
+	// Fig11 holds the lookahead study under the paper reading: per model and t_R, the
+	// conventional run and the lookahead run; Fig11Physical the same under the
+	// physical reading.
 	Fig11, Fig11Physical []LookaheadPair
 	// Fig11Early is the lookahead study under the paper reading with early
 	// expert delivery into the GPU's L2 (not checked: the paper names no
@@ -37,15 +38,8 @@ type Artifacts struct {
 	GPUValidation []gpu.ErrorStats
 }
 
-// ModelRow is one catalogue model with its derived footprint.
-type ModelRow struct {
-	// Spec is the model.
-	Spec dash.ModelSpec
-	// Footprint is its derived footprint.
-	Footprint dash.Footprint
-	// Paper marks the six models of the paper's Table II.
-	Paper bool
-}
+// ModelRow is one catalogue model with its derived footprint (summary.ModelRow).
+type ModelRow = summary.ModelRow
 
 // fig9 is the Fig. 9 result of a reading.
 func (a *Artifacts) fig9(r dash.Reading) *Fig9Result {

@@ -9,4 +9,12 @@
 // runs only when one of its ids matches the requested prefix. Groups that
 // run simulations spread them over worker goroutines, one simulation per
 // goroutine.
+//
+// It is the harness of the flow spec -> Build -> engine -> harness summary -> charts:
+// it builds catalogue experiments, runs the engine (Sweep, LookaheadStudy, the traced
+// runs of DefaultTraces) and summarises (SummariseFig9, the lookahead pairs, the model
+// footprints) into the types of package summary. Every paper-vs-simulated number is
+// computed here once; the CLI prints it, the report (BuildReport, WriteReport, which
+// lays the charts package's figures out on a page) and the notebooks show it, and
+// package charts only draws it.
 package reproduce

@@ -6,6 +6,7 @@ import (
 	"github.com/dashlab/dashlab/dash"
 	"github.com/dashlab/dashlab/dash/endurance"
 	"github.com/dashlab/dashlab/dash/sim"
+	"github.com/dashlab/dashlab/reference/summary"
 )
 
 // HBF endurance (§VI-H) at the Table III workload: Qwen3-235B-A22B with
@@ -23,17 +24,8 @@ var EnduranceCase = Fig9Case("qwen3-235b-a22b", "dash", 32, 4096, 128, dash.Read
 // it: 1, the lower bound (every written byte programmed once).
 const NoGCWriteAmplification = 1.0
 
-// EnduranceResult is the lifetime at each load and P/E budget.
-type EnduranceResult struct {
-	// Measurement holds R_HBF, C_KV and A_W with their sources.
-	Measurement endurance.Measurement
-	// Run is the engine run R_HBF came from.
-	Run sim.Result
-	// Loads and PECycles are the axes; Years[i][j] is the lifetime at
-	// Loads[i] and PECycles[j].
-	Loads, PECycles []float64
-	Years           [][]float64
-}
+// EnduranceResult is the lifetime at each load and P/E budget (summary.EnduranceResult).
+type EnduranceResult = summary.EnduranceResult
 
 // EnduranceStudy runs c, measures R_HBF and C_KV from it, takes A_W = wa
 // (from waSource), and evaluates the lifetime at every load and P/E budget.

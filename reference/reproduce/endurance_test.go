@@ -46,7 +46,7 @@ func TestEnergyOverFig9aSystems(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, p := range pts {
-		if p.Err != "" || p.Breakdown.PerToken() <= 0 || len(p.Breakdown.Routes) == 0 {
+		if p.Err != nil || p.Breakdown.PerToken() <= 0 || len(p.Breakdown.Routes) == 0 {
 			t.Errorf("%s: %+v", p.System, p)
 		}
 	}

@@ -3,25 +3,15 @@ package reproduce
 import (
 	"github.com/dashlab/dashlab/dash"
 	"github.com/dashlab/dashlab/dash/energy"
+	"github.com/dashlab/dashlab/reference/summary"
 )
 
 // Energy per generated token (beyond the paper): the memory system's
 // energy on Fig. 9(a)'s workloads, priced from the engine's per-route byte
 // counters and NAND page-wave counts (see package energy).
 
-// EnergyPoint is one simulation priced.
-type EnergyPoint struct {
-	// Model and System are catalogue ids; Batch is B.
-	Model, System string
-	Batch         int
-	// Params are the prices used.
-	Params energy.Params
-	// Breakdown is valid when Err is empty.
-	Breakdown energy.Breakdown
-	// Err says why there is no breakdown ("does not fit" for a
-	// configuration the memory system cannot hold).
-	Err string
-}
+// EnergyPoint is one simulation priced (summary.EnergyPoint).
+type EnergyPoint = summary.EnergyPoint
 
 // Fig9aCases are Fig. 9(a)'s simulations: the five models at 1K/128, B in
 // {1, 4, 16, 64}, on the four systems, under the paper reading of t_R.
@@ -41,7 +31,7 @@ func EnergyStudy(points []Point, params func(dash.SystemSpec) energy.Params) ([]
 			return nil, err
 		}
 		e.Params = params(s)
-		if p.Err == "" {
+		if p.Err == nil {
 			if e.Breakdown, err = energy.Of(p.Result, s.HBF, e.Params); err != nil {
 				return nil, err
 			}
@@ -53,11 +43,11 @@ func EnergyStudy(points []Point, params func(dash.SystemSpec) energy.Params) ([]
 
 func init() {
 	derive(func(opts Options, art *Artifacts) error {
-		if len(art.Fig9.A) == 0 {
+		if len(art.Fig9.A.Points) == 0 {
 			return nil
 		}
 		var err error
-		art.Energy, err = EnergyStudy(art.Fig9.A, nil)
+		art.Energy, err = EnergyStudy(art.Fig9.A.Points, nil)
 		return err
 	})
 }

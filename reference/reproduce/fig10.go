@@ -10,6 +10,7 @@ import (
 	"github.com/dashlab/dashlab/dash/sim"
 	"github.com/dashlab/dashlab/dash/unit"
 	"github.com/dashlab/dashlab/reference"
+	"github.com/dashlab/dashlab/reference/summary"
 )
 
 // Fig. 10: CPU-GPU offloading (§VI-C). Qwen3-235B-A22B at L_in/L_out =
@@ -31,32 +32,11 @@ const Fig10Cores = 32
 // the modelled 32.
 var Fig10CoreCurve = []int{1, 2, 4, 8, 16, 32}
 
-// CoreCurvePoint is one point of Fig. 10(a): the host's expert-layer
-// latency at a batch and core cap.
-type CoreCurvePoint struct {
-	// Batch and Cores locate the point.
-	Batch, Cores int
-	// Latency is the layer's median latency.
-	Latency unit.Duration
-	// Modelled marks core caps that were not measured.
-	Modelled bool
-}
+// CoreCurvePoint is summary.CoreCurvePoint.
+type CoreCurvePoint = summary.CoreCurvePoint
 
-// Fig10Result is the offloading comparison.
-type Fig10Result struct {
-	// Model, Prompt and Output are the workload; GPU the engine's GPU.
-	Model, GPU     string
-	Prompt, Output int
-	// Curve is Fig. 10(a), per batch over Fig10CoreCurve.
-	Curve []CoreCurvePoint
-	// Fits are the core-scaling models behind the modelled points.
-	Fits []offload.AmdahlFit
-	// Evaluations are Fig. 10(b) at the study's core cap, one per batch;
-	// Measured the same at the host's largest measured core count;
-	// Physical, in the reproduction only, Evaluations against DASH under
-	// the physical reading of t_R.
-	Evaluations, Measured, Physical []offload.Evaluation
-}
+// Fig10Result is summary.Fig10Result.
+type Fig10Result = summary.Fig10Result
 
 // OffloadOptions select an offloading study.
 type OffloadOptions struct {
@@ -102,8 +82,8 @@ func OffloadStudy(host *offload.HostProfile, o OffloadOptions) ([][]offload.Eval
 	}
 	out := make([][]offload.Evaluation, len(o.Cores))
 	for _, p := range points {
-		if p.Err != "" {
-			return nil, fmt.Errorf("%s B=%d on dash: %s", model, p.Batch, p.Err)
+		if p.Err != nil {
+			return nil, fmt.Errorf("%s B=%d on dash: %w", model, p.Batch, p.Err)
 		}
 		r := p.Result
 		timing, err := reference.Timing(r.GPU)

@@ -1,11 +1,12 @@
 package reproduce
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/dashlab/dashlab/dash"
-	"github.com/dashlab/dashlab/dash/sim"
 	"github.com/dashlab/dashlab/dash/unit"
+	"github.com/dashlab/dashlab/reference/summary"
 )
 
 // Fig. 11: lookahead expert execution (§VI-D). DASH at B/L_in/L_out =
@@ -18,64 +19,23 @@ var Fig11Models = []string{"qwen3-235b-a22b", "deepseek-v2"}
 // Fig11TReads are the read latencies of the paper's reported points.
 var Fig11TReads = []unit.Duration{3 * unit.Microsecond, 32 * unit.Microsecond}
 
-// LookaheadPair is one point of the lookahead study: the same experiment
-// with conventional and with lookahead expert selection.
-type LookaheadPair struct {
-	// Model is the catalogue id; TRead the HBF read latency.
-	Model string
-	TRead unit.Duration
-	// Setup is the reading of t_R and the early-delivery setting both runs
-	// used.
-	Setup LookaheadSetup
-	// Conventional and Lookahead are the two runs.
-	Conventional, Lookahead sim.Result
-}
+// LookaheadPair is one point of the lookahead study (summary.LookaheadPair).
+type LookaheadPair = summary.LookaheadPair
 
-// E2EReductionPct is lookahead's E2E reduction in percent.
-func (p LookaheadPair) E2EReductionPct() float64 {
-	return pct(p.Lookahead.E2E.Seconds(), p.Conventional.E2E.Seconds())
-}
-
-// TPOTReductionPct is lookahead's TPOT reduction in percent.
-func (p LookaheadPair) TPOTReductionPct() float64 {
-	return pct(p.Lookahead.TPOT.Seconds(), p.Conventional.TPOT.Seconds())
-}
-
-// LookaheadSetup is what both arms of a lookahead study share besides the
-// experiment: the reading of t_R and early expert delivery.
-type LookaheadSetup struct {
-	// Reading is the reading of t_R.
-	Reading dash.Reading
-	// EarlyDelivery lets selected experts enter a GPU staging buffer of
-	// EarlyBuffer bytes (0: the GPU's L2) before their operator starts
-	// (dash.ExecutionSpec.EarlyDelivery). The checked Fig. 11 values run
-	// without it: the paper names no GPU-side buffer.
-	EarlyDelivery bool
-	// EarlyBuffer is the staging buffer's size (0: the GPU's L2).
-	EarlyBuffer unit.Bytes
-}
-
-// String names the setup ("paper reading, early delivery into 50 MiB").
-func (s LookaheadSetup) String() string {
-	out := s.Reading.String() + " reading"
-	if s.EarlyDelivery {
-		out += ", early delivery"
-		if s.EarlyBuffer > 0 {
-			out += " into " + s.EarlyBuffer.String()
-		} else {
-			out += " into the GPU's L2"
-		}
-	}
-	return out
-}
+// LookaheadSetup is the reading of t_R and the early-delivery setting of a lookahead
+// study (summary.LookaheadSetup).
+type LookaheadSetup = summary.LookaheadSetup
 
 // LookaheadStudy runs every model at every t_R on system with batch
 // B and lengths prompt/output under a setup, with and without lookahead
 // selection, in parallel (workers 0: one per CPU).
 func LookaheadStudy(setup LookaheadSetup, models []string, tReads []unit.Duration, system string, batch, prompt, output, workers int) ([]LookaheadPair, error) {
+	// Each pair's two cases: the conventional flow, then lookahead.
+	var pairs []LookaheadPair
 	var cases []Case
 	for _, m := range models {
 		for _, tr := range tReads {
+			pairs = append(pairs, LookaheadPair{Model: m, TRead: tr, Setup: setup})
 			for _, on := range []bool{false, true} {
 				cases = append(cases, Case{Model: m, System: system, Batch: batch, Prompt: prompt, Output: output, Reading: setup.Reading,
 					Modify: func(b dash.ExperimentBuilder) dash.ExperimentBuilder {
@@ -85,18 +45,19 @@ func LookaheadStudy(setup LookaheadSetup, models []string, tReads []unit.Duratio
 		}
 	}
 	points := Sweep(cases, workers)
-	if err := SweepErr(points); err != nil {
+	var errs []error
+	for _, p := range points {
+		if p.Err != nil {
+			errs = append(errs, fmt.Errorf("%s: %w", p.Case, p.Err))
+		}
+	}
+	if err := errors.Join(errs...); err != nil {
 		return nil, err
 	}
-	var out []LookaheadPair
-	for i := 0; i < len(points); i += 2 {
-		if points[i].Err != "" {
-			return nil, fmt.Errorf("%s on %s: %s", points[i].Model, system, points[i].Err)
-		}
-		out = append(out, LookaheadPair{Model: points[i].Model, TRead: tReads[(i/2)%len(tReads)], Setup: setup,
-			Conventional: points[i].Result, Lookahead: points[i+1].Result})
+	for i := range pairs {
+		pairs[i].Conventional, pairs[i].Lookahead = points[2*i].Result, points[2*i+1].Result
 	}
-	return out, nil
+	return pairs, nil
 }
 
 func init() {

@@ -7,6 +7,7 @@ import (
 	"github.com/dashlab/dashlab/dash"
 	"github.com/dashlab/dashlab/dash/sim"
 	"github.com/dashlab/dashlab/dash/unit"
+	"github.com/dashlab/dashlab/reference/summary"
 )
 
 // Fig. 12: sensitivity of DASH to the HBF parameters (§VI-F), Llama 4
@@ -26,9 +27,8 @@ const Fig12Model = "llama4-maverick"
 // Fig12Workload is B/L_in/L_out = 1/4K/1M.
 var Fig12Workload = Llama4LongDecode
 
-// Fig12DecodeSample is the decode sampling of the study's runs (one KV
-// block in 16 simulated, the rest interpolated; see sim.Options).
-const Fig12DecodeSample = 16
+// Fig12DecodeSample is the decode sampling of the study's runs (summary.Fig12DecodeSample).
+const Fig12DecodeSample = summary.Fig12DecodeSample
 
 // The sweeps' values.
 var (
@@ -40,56 +40,22 @@ var (
 	Fig12Links = []unit.BytesPerSecond{0.4e12, 0.8e12, 1.6e12, 3.2e12}
 )
 
-// Fig12Param names a swept parameter.
-type Fig12Param string
+// Fig12Param names a swept parameter (summary.Fig12Param).
+type Fig12Param = summary.Fig12Param
 
 // The four sweeps.
 const (
-	Fig12PageSize Fig12Param = "page_size"
-	Fig12TRead    Fig12Param = "t_read"
-	Fig12TProg    Fig12Param = "t_prog"
-	Fig12Link     Fig12Param = "d2d_bandwidth"
+	Fig12PageSize = summary.Fig12PageSize
+	Fig12TRead    = summary.Fig12TRead
+	Fig12TProg    = summary.Fig12TProg
+	Fig12Link     = summary.Fig12Link
 )
 
-// Fig12Point is one point of a sweep.
-type Fig12Point struct {
-	// Param and Value: the parameter and its value in the sweep's unit
-	// (KiB, us, us, TB/s); Label prints it.
-	Param Fig12Param
-	Value float64
-	Label string
-	// Reading is the reading of t_R.
-	Reading dash.Reading
-	// Result is the run.
-	Result sim.Result
-	// Normalized is E2E over the sweep's reference point's E2E.
-	Normalized float64
-	// ProgramBusy is the stacks' total program time and Stall the
-	// E2E-exposed write stall (t_PROG sweep only).
-	ProgramBusy, Stall unit.Duration
-}
+// Fig12Point is one point of a sweep (summary.Fig12Point).
+type Fig12Point = summary.Fig12Point
 
-// Fig12Result is the study under one or both readings.
-type Fig12Result struct {
-	// Points holds every sweep point, by reading, sweep and value.
-	Points []Fig12Point
-	// Nominal is the nominal run (4 KiB, 3 us, 100 us, 1.6 TB/s) and
-	// RelayOnly the same workload on RelayOnly, per reading.
-	Nominal, RelayOnly map[dash.Reading]sim.Result
-	// KV is the KV split against generated tokens on the nominal system.
-	KV []sim.KVPoint
-}
-
-// Sweep returns a sweep's points under a reading, in value order.
-func (r *Fig12Result) Sweep(p Fig12Param, rd dash.Reading) []Fig12Point {
-	var out []Fig12Point
-	for _, x := range r.Points {
-		if x.Param == p && x.Reading == rd {
-			out = append(out, x)
-		}
-	}
-	return out
-}
+// Fig12Result is the study under one or both readings (summary.Fig12Result).
+type Fig12Result = summary.Fig12Result
 
 // Fig12Setup is what a sensitivity study runs: the readings of t_R, the
 // sweeps' values (a sweep with no values is skipped; each sweep's
@@ -220,15 +186,15 @@ func fig12Runs(su Fig12Setup, workers int, nominalOnly bool) (*Fig12Result, erro
 			block[i] = run[idx[i]]
 		}
 		block = append(block, run[len(unique)])
-		if p := block[len(cs)]; p.Err != "" {
-			return nil, fmt.Errorf("relay-only 4K/1M: %s", p.Err)
+		if p := block[len(cs)]; p.Err != nil {
+			return nil, fmt.Errorf("relay-only 4K/1M: %w", p.Err)
 		}
 		res.RelayOnly[rd] = block[len(cs)].Result
 		ref := map[Fig12Param]sim.Result{}
 		var zeroProg sim.Result
 		for i, c := range cs {
-			if block[i].Err != "" {
-				return nil, fmt.Errorf("%s = %s: %s", c.param, c.label, block[i].Err)
+			if block[i].Err != nil {
+				return nil, fmt.Errorf("%s = %s: %w", c.param, c.label, block[i].Err)
 			}
 			if c.value == fig12Reference[c.param] {
 				ref[c.param] = block[i].Result
@@ -285,7 +251,7 @@ func runLlama4LongDecode(opts Options, art *Artifacts) (Values, error) {
 		d := fmt.Sprintf("%v reading, decode sampled 1 block in %d: DASH E2E %v, RelayOnly %v", rd, Fig12DecodeSample, nom.E2E, relay.E2E)
 		sfx := ReadingSuffix(rd)
 		v.Set("fig9b.llama4_4k_1m.throughput_speedup.vs_relay_only"+sfx, nom.DecodeThroughput/relay.DecodeThroughput, d)
-		v.Set("fig9b.llama4_4k_1m.e2e_reduction_pct.vs_relay_only"+sfx, pct(nom.E2E.Seconds(), relay.E2E.Seconds()), d)
+		v.Set("fig9b.llama4_4k_1m.e2e_reduction_pct.vs_relay_only"+sfx, summary.ReductionPct(nom.E2E.Seconds(), relay.E2E.Seconds()), d)
 	}
 	return v, nil
 }

@@ -7,6 +7,7 @@ import (
 	"github.com/dashlab/dashlab/dash"
 	"github.com/dashlab/dashlab/dash/unit"
 	"github.com/dashlab/dashlab/reference"
+	"github.com/dashlab/dashlab/reference/summary"
 )
 
 // Fig. 9: fixed-batch throughput and E2E latency (§VI-B).
@@ -37,10 +38,14 @@ var Fig9bWorkloads = []Fig9bWorkload{
 	{"512/16", 512, 16}, {"4K/16", 4096, 16}, {"512/20K", 512, 20480}, {"20K/20K", 20480, 20480},
 }
 
-// Fig9Result holds the sweeps behind Fig. 9 under one reading of t_R.
+// Fig9Baselines are the single-path systems DASH is paired with, in the paper's order.
+var Fig9Baselines = []string{"relay-only", "direct-only"}
+
+// Fig9Result holds the sweeps behind Fig. 9 under one reading of t_R, with their
+// summaries.
 type Fig9Result struct {
-	A []Point // 1K/128, B in {1,4,16,64}
-	B []Point // B = 1, the Fig9bWorkloads
+	A summary.Fig9 // 1K/128, B in {1,4,16,64}, with §I's B = 4 comparison
+	B summary.Fig9 // B = 1, the Fig9bWorkloads
 }
 
 func init() {
@@ -79,48 +84,96 @@ func ReadingSuffix(r dash.Reading) string {
 	return "." + r.String()
 }
 
+// fig9aSpecs are the cases of the Fig. 9(a) sweep under a reading of t_R: every
+// Fig. 9 model at every Fig9aBatches batch, 1K/128, on every Fig9Systems system.
 func fig9aSpecs(r dash.Reading) []Case {
-	var specs []Case
+	var cases []Case
 	for _, m := range reference.Fig9ModelIDs {
 		for _, b := range Fig9aBatches {
 			for _, s := range Fig9Systems {
-				specs = append(specs, Fig9Case(m, s, b, 1024, 128, r))
+				cases = append(cases, Fig9Case(m, s, b, 1024, 128, r))
 			}
 		}
 	}
-	return specs
+	return cases
 }
 
 func runFig9a(opts Options, art *Artifacts) (Values, error) {
 	var v Values
 	for _, r := range dash.Readings() {
-		specs := fig9aSpecs(r)
-		points := runSweep(specs, opts.Workers)
-		art.fig9(r).A = points
+		points := Sweep(fig9aSpecs(r), opts.Workers)
+		sum := SummariseFig9(points)
+		art.fig9(r).A = sum
 		if err := SweepErr(points); err != nil {
 			return v, fmt.Errorf("%v reading: %w", r, err)
 		}
-		var b4 []Case
-		for _, sp := range specs {
-			if sp.Batch == 4 {
-				b4 = append(b4, sp)
-			}
-		}
 		sfx := ReadingSuffix(r)
-		if err := setPairedGeomeans(&v, "fig9a", sfx, points, specs, fmt.Sprintf("(model, B) pairs, %v reading", r)); err != nil {
+		if err := setPairedGeomeans(&v, "fig9a", sfx, sum, fmt.Sprintf("(model, B) pairs, %v reading", r)); err != nil {
 			return v, err
 		}
-		tput, e2e, err := paired(points, b4, "relay-only")
-		if err != nil {
-			return v, err
+		if sum.B4 == nil || len(sum.B4.Missing) > 0 {
+			return v, fmt.Errorf("fig9a, %v reading: no complete B = 4 comparison with relay-only", r)
 		}
 		what := fmt.Sprintf("B=4, five models, %v reading", r)
-		v.Set("intro.b4.throughput_speedup_geomean.vs_relay_only"+sfx, Geomean(tput), what)
-		v.Set("intro.b4.e2e_reduction_pct.vs_relay_only"+sfx, 100*(1-Geomean(e2e)), what)
+		v.Set("intro.b4.throughput_speedup_geomean.vs_relay_only"+sfx, sum.B4.ThroughputSpeedupGeomean, what)
+		v.Set("intro.b4.e2e_reduction_pct.vs_relay_only"+sfx, sum.B4.E2EReductionPct, what)
 	}
 	return v, nil
 }
 
+// SummariseFig9 pairs DASH with each of Fig9Baselines that the points include: per
+// (model, workload), the ratios DASH / baseline of decode throughput and E2E latency, and
+// their geomeans. With B = 4 points it adds §I's B = 4 comparison with RelayOnly. The
+// report, the CLI and the notebooks all read Fig. 9's numbers from here.
+func SummariseFig9(points []Point) summary.Fig9 {
+	out := summary.Fig9{Points: points}
+	has := map[string]bool{}
+	for _, p := range points {
+		has[p.System] = true
+	}
+	if !has["dash"] {
+		return out
+	}
+	for _, base := range Fig9Baselines {
+		if has[base] {
+			out.Paired = append(out.Paired, pair(points, base, func(Case) bool { return true }))
+		}
+	}
+	if has["relay-only"] {
+		b4 := pair(points, "relay-only", func(c Case) bool { return c.Batch == 4 })
+		if len(b4.Cases)+len(b4.Missing) > 0 {
+			out.B4 = &b4
+		}
+	}
+	return out
+}
+
+// pair compares every DASH point that keep accepts with the baseline's point of the same
+// model and workload.
+func pair(points []Point, base string, keep func(Case) bool) summary.Paired {
+	out := summary.Paired{Baseline: base}
+	var tput, e2e []float64
+	for _, d := range points {
+		if d.System != "dash" || !keep(d.Case) {
+			continue
+		}
+		x, okX := Find(points, d.Model, base, d.Batch, d.Prompt, d.Output)
+		if !d.OK() || !okX {
+			out.Missing = append(out.Missing, d.Case)
+			continue
+		}
+		t, e := PairedRatio(d, x)
+		out.Cases = append(out.Cases, summary.PairedCase{Case: d.Case, Throughput: t, E2E: e})
+		tput, e2e = append(tput, t), append(e2e, e)
+	}
+	out.ThroughputSpeedupGeomean = Geomean(tput)
+	out.E2EReductionPct = 100 * (1 - Geomean(e2e))
+	return out
+}
+
+// fig9bSpecs are the cases of the Fig. 9(b) sweep under a reading of t_R: every Fig. 9
+// model at B = 1 with each Fig9bWorkloads workload within its context window, on every
+// Fig9Systems system.
 func fig9bSpecs(r dash.Reading) []Case {
 	var specs []Case
 	for _, m := range reference.Fig9ModelIDs {
@@ -140,13 +193,13 @@ func fig9bSpecs(r dash.Reading) []Case {
 func runFig9b(opts Options, art *Artifacts) (Values, error) {
 	var v Values
 	for _, r := range dash.Readings() {
-		specs := fig9bSpecs(r)
-		points := runSweep(specs, opts.Workers)
-		art.fig9(r).B = points
+		points := Sweep(fig9bSpecs(r), opts.Workers)
+		sum := SummariseFig9(points)
+		art.fig9(r).B = sum
 		if err := SweepErr(points); err != nil {
 			return v, fmt.Errorf("%v reading: %w", r, err)
 		}
-		if err := setPairedGeomeans(&v, "fig9b", ReadingSuffix(r), points, specs,
+		if err := setPairedGeomeans(&v, "fig9b", ReadingSuffix(r), sum,
 			fmt.Sprintf("(model, workload) pairs, %v reading; the paper's 20 include Llama 4's 4K/256K and 4K/1M KV-spill cases, not simulated yet", r)); err != nil {
 			return v, err
 		}
@@ -169,43 +222,18 @@ func runFig9b(opts Options, art *Artifacts) (Values, error) {
 // 197.413 GB KV cache).
 var Llama4LongDecode = Fig9bWorkload{Label: "4K/1M", Prompt: 4096, Output: 1_000_000}
 
-// setPairedGeomeans sets the prefix's throughput-speedup and E2E-reduction
-// geomeans of DASH over each baseline, with the reading's id suffix.
-func setPairedGeomeans(v *Values, prefix, readingSuffix string, points []Point, specs []Case, what string) error {
-	for _, base := range []string{"relay-only", "direct-only"} {
-		tput, e2e, err := paired(points, specs, base)
-		if err != nil {
-			return err
+// setPairedGeomeans sets the prefix's throughput-speedup and E2E-reduction geomeans of
+// DASH over each baseline, from the sweep's summary, with the reading's id suffix.
+func setPairedGeomeans(v *Values, prefix, readingSuffix string, sum summary.Fig9, what string) error {
+	for _, base := range Fig9Baselines {
+		p, ok := sum.Against(base)
+		if !ok || len(p.Missing) > 0 {
+			return fmt.Errorf("%s: missing dash or %s results for %d cases", prefix, base, len(p.Missing))
 		}
 		suffix := ".vs_" + strings.ReplaceAll(base, "-", "_") + readingSuffix
-		n := fmt.Sprintf("%d %s", len(tput), what)
-		v.Set(prefix+".throughput_speedup_geomean"+suffix, Geomean(tput), "geomean of decode-throughput ratios over "+n+misfits(points))
-		v.Set(prefix+".e2e_reduction_pct"+suffix, 100*(1-Geomean(e2e)), "1 - geomean of E2E ratios over "+n)
+		n := fmt.Sprintf("%d %s", len(p.Cases), what)
+		v.Set(prefix+".throughput_speedup_geomean"+suffix, p.ThroughputSpeedupGeomean, "geomean of decode-throughput ratios over "+n+misfits(sum.Points))
+		v.Set(prefix+".e2e_reduction_pct"+suffix, p.E2EReductionPct, "1 - geomean of E2E ratios over "+n)
 	}
 	return nil
-}
-
-// PairedRatio returns DASH's decode-throughput ratio and E2E-latency ratio
-// over a baseline run of the same work: the paired ratios Fig. 9's
-// geomeans are taken over.
-func PairedRatio(dash, base Point) (throughput, e2e float64) {
-	return dash.Result.DecodeThroughput / base.Result.DecodeThroughput, dash.Result.E2E.Seconds() / base.Result.E2E.Seconds()
-}
-
-// paired returns, for every DASH point of specs, the ratios DASH / base of
-// decode throughput and of E2E latency on the same work.
-func paired(points []Point, specs []Case, base string) (tput, e2e []float64, err error) {
-	for _, sp := range specs {
-		if sp.System != "dash" {
-			continue
-		}
-		d, okD := Find(points, sp.Model, "dash", sp.Batch, sp.Prompt, sp.Output)
-		x, okX := Find(points, sp.Model, base, sp.Batch, sp.Prompt, sp.Output)
-		if !okD || !okX {
-			return nil, nil, fmt.Errorf("missing dash or %s for %s B=%d %d/%d", base, sp.Model, sp.Batch, sp.Prompt, sp.Output)
-		}
-		t, e := PairedRatio(d, x)
-		tput, e2e = append(tput, t), append(e2e, e)
-	}
-	return tput, e2e, nil
 }

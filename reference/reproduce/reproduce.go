@@ -3,44 +3,17 @@ package reproduce
 import (
 	"errors"
 	"fmt"
-	"math"
 	"runtime"
 	"sort"
 	"strings"
 	"time"
 
 	"github.com/dashlab/dashlab/reference"
+	"github.com/dashlab/dashlab/reference/summary"
 )
 
-// Row compares one paper number with the engine.
-type Row struct {
-	// ID is the paper entry's id.
-	ID string `json:"id"`
-	// Unit is its unit.
-	Unit string `json:"unit"`
-	// Section is where the paper states it.
-	Section string `json:"section"`
-	// Paper is the published value.
-	Paper float64 `json:"paper"`
-	// Simulated is nil when no part of the engine simulates this id yet.
-	Simulated *float64 `json:"simulated"`
-	// Deviation is Simulated - Paper (nil when not simulated).
-	Deviation *float64 `json:"deviation"`
-	// Tolerance is the allowed absolute deviation.
-	Tolerance float64 `json:"tolerance"`
-	// Pass is nil when not simulated, and for values reported beside a
-	// checked one without being checked (the physical reading).
-	Pass *bool `json:"pass"`
-	// Reading is the reading of the HBF read latency t_R the value was
-	// computed under, for ids computed under both: "paper" (checked) or
-	// "physical" (id suffix ".physical", reported, not checked).
-	Reading string `json:"reading,omitempty"`
-	// Note is the paper entry's note; Detail says how the value was
-	// obtained and, for a miss, the likely cause.
-	Note string `json:"note,omitempty"`
-	// Detail says how the simulated value was obtained.
-	Detail string `json:"detail,omitempty"`
-}
+// Row compares one paper number with the engine (summary.Row).
+type Row = summary.Row
 
 // Options selects what to reproduce.
 type Options struct {
@@ -180,48 +153,17 @@ func Run(opts Options) (Report, error) {
 // reading of t_R, reported beside the checked value of the same id.
 const PhysicalSuffix = ".physical"
 
-// Summary counts simulated (checked), passing and not-yet-simulated rows;
-// rows reported beside a checked one (Reported) are in none of them.
-func (r Report) Summary() (simulated, passed, pending int) {
-	for _, row := range r.Rows {
-		switch {
-		case row.Simulated == nil:
-			pending++
-		case row.Pass == nil:
-			// reported, not checked
-		case *row.Pass:
-			simulated++
-			passed++
-		default:
-			simulated++
-		}
-	}
-	return
-}
+// Summary counts simulated (checked), passing and not-yet-simulated rows; rows reported
+// beside a checked one (Reported) are in none of them.
+func (r Report) Summary() (simulated, passed, pending int) { return summary.Count(r.Rows) }
 
-// Reported counts the rows reported beside a checked one and not checked
-// themselves (the physical reading's values).
-func (r Report) Reported() int {
-	n := 0
-	for _, row := range r.Rows {
-		if row.Simulated != nil && row.Pass == nil {
-			n++
-		}
-	}
-	return n
-}
+// Reported counts the rows reported beside a checked one and not checked themselves
+// (the physical reading's values).
+func (r Report) Reported() int { return summary.Reported(r.Rows) }
 
-// pct is 100 * (1 - a/b): the reduction of a relative to b in percent.
-func pct(a, b float64) float64 { return 100 * (1 - a/b) }
+// Geomean is the geometric mean of positive values (summary.Geomean).
+func Geomean(xs []float64) float64 { return summary.Geomean(xs) }
 
-// Geomean is the geometric mean of positive values (NaN for none).
-func Geomean(xs []float64) float64 {
-	if len(xs) == 0 {
-		return math.NaN()
-	}
-	s := 0.0
-	for _, x := range xs {
-		s += math.Log(x)
-	}
-	return math.Exp(s / float64(len(xs)))
-}
+// PairedRatio returns DASH's decode-throughput and E2E ratios over a baseline run of
+// the same work (summary.PairedRatio).
+func PairedRatio(dash, base Point) (throughput, e2e float64) { return summary.PairedRatio(dash, base) }

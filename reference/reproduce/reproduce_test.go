@@ -1,6 +1,7 @@
 package reproduce
 
 import (
+	"errors"
 	"math"
 	"strings"
 	"testing"
@@ -69,16 +70,17 @@ func TestFig9(t *testing.T) {
 			t.Errorf("%s: the misfits of compact-dash are not reported: %q", r.ID, r.Detail)
 		}
 	}
-	if n := len(rep.Artifacts.Fig9.A); n != 5*4*4 {
+	if n := len(rep.Artifacts.Fig9.A.Points); n != 5*4*4 {
 		t.Errorf("%d points", n)
 	}
-	for _, p := range rep.Artifacts.Fig9.A {
+	for _, p := range rep.Artifacts.Fig9.A.Points {
 		if p.System == "compact-dash" && (p.Model == "llama4-maverick" || p.Model == "deepseek-v3") {
-			if p.Fits || !strings.Contains(p.Err, "does not fit") {
-				t.Errorf("%s on compact-dash: fits=%v err=%q", p.Model, p.Fits, p.Err)
+			var ce *dash.CapacityError
+			if p.Fits() || !errors.As(p.Err, &ce) || ce.Need <= ce.Have || ce.Memory != dash.MemoryHBF {
+				t.Errorf("%s on compact-dash: fits=%v err=%v", p.Model, p.Fits(), p.Err)
 			}
-		} else if p.Err != "" {
-			t.Errorf("%s/%s: %s", p.Model, p.System, p.Err)
+		} else if p.Err != nil {
+			t.Errorf("%s/%s: %v", p.Model, p.System, p.Err)
 		}
 	}
 }
@@ -86,12 +88,16 @@ func TestFig9(t *testing.T) {
 func TestPairedAndGeomean(t *testing.T) {
 	mk := func(sys string, tput float64, e2e sim.Result) Point {
 		e2e.DecodeThroughput = tput
-		return Point{Model: "m", System: sys, Batch: 1, Prompt: 8, Output: 2, Fits: true, Result: e2e}
+		return Point{Case: Case{Model: "m", System: sys, Batch: 1, Prompt: 8, Output: 2}, Result: e2e}
 	}
 	points := []Point{mk("dash", 300, sim.Result{E2E: 1e9}), mk("relay-only", 100, sim.Result{E2E: 2e9})}
-	tput, e2e, err := paired(points, []Case{{Model: "m", System: "dash", Batch: 1, Prompt: 8, Output: 2}}, "relay-only")
-	if err != nil || tput[0] != 3 || e2e[0] != 0.5 {
-		t.Errorf("paired = %v %v %v", tput, e2e, err)
+	sum := SummariseFig9(points)
+	p, ok := sum.Against("relay-only")
+	if !ok || len(p.Cases) != 1 || p.Cases[0].Throughput != 3 || p.Cases[0].E2E != 0.5 || math.Abs(p.ThroughputSpeedupGeomean-3) > 1e-12 || math.Abs(p.E2EReductionPct-50) > 1e-9 {
+		t.Errorf("paired = %+v", p)
+	}
+	if _, ok := sum.Against("direct-only"); ok || sum.B4 != nil {
+		t.Errorf("a baseline without points is paired: %+v", sum)
 	}
 	if g := Geomean([]float64{2, 8}); math.Abs(g-4) > 1e-12 {
 		t.Errorf("geomean = %v", g)

@@ -73,9 +73,9 @@ func TestFig9aSpecMatchesHarness(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if p.Err != "" {
+		if p.Err != nil {
 			if row.Status == StatusOK {
-				t.Errorf("%s/%s/B%d: harness failed (%s), sweep has a result", p.Model, p.System, p.Batch, p.Err)
+				t.Errorf("%s/%s/B%d: harness failed (%v), sweep has a result", p.Model, p.System, p.Batch, p.Err)
 			}
 			continue
 		}

@@ -137,9 +137,12 @@ func runEnergy(args []string, _ io.Reader, stdout, stderr io.Writer) error {
 }
 
 func energyRow(p reproduce.EnergyPoint) energyPointJSON {
-	r := energyPointJSON{Model: p.Model, System: p.System, Batch: p.Batch, Error: p.Err}
+	r := energyPointJSON{Model: p.Model, System: p.System, Batch: p.Batch}
+	if p.Err != nil {
+		r.Error = p.Err.Error()
+	}
 	b := p.Breakdown
-	if p.Err != "" || b.Tokens == 0 {
+	if p.Err != nil || b.Tokens == 0 {
 		return r
 	}
 	mj := func(j float64) float64 { return 1e3 * j / float64(b.Tokens) }

@@ -9,7 +9,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/dashlab/dashlab/charts"
 	"github.com/dashlab/dashlab/reference/reproduce"
 )
 
@@ -41,7 +40,7 @@ func runReproduce(args []string, _ io.Reader, stdout, stderr io.Writer) error {
 		return err
 	}
 	if *out != "" {
-		path, rerr := charts.WriteReport(*out, rep, charts.ReportOptions{
+		path, rerr := reproduce.WriteReport(*out, rep, reproduce.ReportOptions{
 			Command: strings.Join(append([]string{"dashlab reproduce"}, args...), " "),
 			Elapsed: time.Since(start), Err: err,
 		})

@@ -1,33 +1,33 @@
-package charts
+package reproduce
 
-import "github.com/dashlab/dashlab/reference/reproduce"
+import "github.com/dashlab/dashlab/charts"
 
 // addBeyondSections adds the offloading comparison, cost and scaling,
 // energy and endurance figures that the reproduction computed.
-func addBeyondSections(p *Page, art reproduce.Artifacts) error {
+func addBeyondSections(p *charts.Page, art Artifacts) error {
 	if art.Fig10 != nil {
-		f, err := Fig10(art.Fig10)
+		f, err := charts.Fig10(art.Fig10)
 		if err != nil {
 			return err
 		}
 		p.Figure(f)
 	}
 	if art.Cost != nil {
-		f, err := CostFigure(art.Cost.Grid, art.Cost.Breakeven, art.Cost.Scaling)
+		f, err := charts.CostFigure(art.Cost.Grid, art.Cost.Breakeven, art.Cost.Scaling)
 		if err != nil {
 			return err
 		}
 		p.Figure(f)
 	}
 	if len(art.Energy) > 0 {
-		f, err := EnergyFigure(art.Energy)
+		f, err := charts.EnergyFigure(art.Energy)
 		if err != nil {
 			return err
 		}
 		p.Figure(f)
 	}
 	if art.Endurance != nil {
-		f, err := EnduranceFigure(art.Endurance)
+		f, err := charts.EnduranceFigure(art.Endurance)
 		if err != nil {
 			return err
 		}

@@ -1,0 +1,65 @@
+package summary
+
+import (
+	"github.com/dashlab/dashlab/dash/endurance"
+	"github.com/dashlab/dashlab/dash/energy"
+	"github.com/dashlab/dashlab/dash/offload"
+	"github.com/dashlab/dashlab/dash/sim"
+	"github.com/dashlab/dashlab/dash/unit"
+)
+
+// The studies beyond the paper's figures: CPU-GPU offloading (Fig. 10), memory-system
+// energy per token and HBF endurance.
+
+// CoreCurvePoint is one point of Fig. 10(a): the host's expert-layer
+// latency at a batch and core cap.
+type CoreCurvePoint struct {
+	// Batch and Cores locate the point.
+	Batch, Cores int
+	// Latency is the layer's median latency.
+	Latency unit.Duration
+	// Modelled marks core caps that were not measured.
+	Modelled bool
+}
+
+// Fig10Result is the offloading comparison.
+type Fig10Result struct {
+	// Model, Prompt and Output are the workload; GPU the engine's GPU.
+	Model, GPU     string
+	Prompt, Output int
+	// Curve is Fig. 10(a), per batch over Fig10CoreCurve.
+	Curve []CoreCurvePoint
+	// Fits are the core-scaling models behind the modelled points.
+	Fits []offload.AmdahlFit
+	// Evaluations are Fig. 10(b) at the study's core cap, one per batch;
+	// Measured the same at the host's largest measured core count;
+	// Physical, in the reproduction only, Evaluations against DASH under
+	// the physical reading of t_R.
+	Evaluations, Measured, Physical []offload.Evaluation
+}
+
+// EnergyPoint is one simulation priced.
+type EnergyPoint struct {
+	// Model and System are catalogue ids; Batch is B.
+	Model, System string
+	Batch         int
+	// Params are the prices used.
+	Params energy.Params
+	// Breakdown is valid when Err is nil.
+	Breakdown energy.Breakdown
+	// Err says why there is no breakdown (a *dash.CapacityError for a
+	// configuration the memory system cannot hold).
+	Err error
+}
+
+// EnduranceResult is the lifetime at each load and P/E budget.
+type EnduranceResult struct {
+	// Measurement holds R_HBF, C_KV and A_W with their sources.
+	Measurement endurance.Measurement
+	// Run is the engine run R_HBF came from.
+	Run sim.Result
+	// Loads and PECycles are the axes; Years[i][j] is the lifetime at
+	// Loads[i] and PECycles[j].
+	Loads, PECycles []float64
+	Years           [][]float64
+}

@@ -1,0 +1,65 @@
+package summary
+
+import (
+	"github.com/dashlab/dashlab/dash"
+	"github.com/dashlab/dashlab/dash/sim"
+	"github.com/dashlab/dashlab/dash/unit"
+)
+
+// Fig. 12: the sensitivity of DASH to the HBF parameters (§VI-F); see
+// reproduce.Fig12Study.
+
+// Fig12DecodeSample is the decode sampling of the study's runs (one KV
+// block in 16 simulated, the rest interpolated; see sim.Options).
+const Fig12DecodeSample = 16
+
+// Fig12Param names a swept parameter.
+type Fig12Param string
+
+// The four sweeps.
+const (
+	Fig12PageSize Fig12Param = "page_size"
+	Fig12TRead    Fig12Param = "t_read"
+	Fig12TProg    Fig12Param = "t_prog"
+	Fig12Link     Fig12Param = "d2d_bandwidth"
+)
+
+// Fig12Point is one point of a sweep.
+type Fig12Point struct {
+	// Param and Value: the parameter and its value in the sweep's unit
+	// (KiB, us, us, TB/s); Label prints it.
+	Param Fig12Param
+	Value float64
+	Label string
+	// Reading is the reading of t_R.
+	Reading dash.Reading
+	// Result is the run.
+	Result sim.Result
+	// Normalized is E2E over the sweep's reference point's E2E.
+	Normalized float64
+	// ProgramBusy is the stacks' total program time and Stall the
+	// E2E-exposed write stall (t_PROG sweep only).
+	ProgramBusy, Stall unit.Duration
+}
+
+// Fig12Result is the study under one or both readings.
+type Fig12Result struct {
+	// Points holds every sweep point, by reading, sweep and value.
+	Points []Fig12Point
+	// Nominal is the nominal run (4 KiB, 3 us, 100 us, 1.6 TB/s) and
+	// RelayOnly the same workload on RelayOnly, per reading.
+	Nominal, RelayOnly map[dash.Reading]sim.Result
+	// KV is the KV split against generated tokens on the nominal system.
+	KV []sim.KVPoint
+}
+
+// Sweep returns a sweep's points under a reading, in value order.
+func (r *Fig12Result) Sweep(p Fig12Param, rd dash.Reading) []Fig12Point {
+	var out []Fig12Point
+	for _, x := range r.Points {
+		if x.Param == p && x.Reading == rd {
+			out = append(out, x)
+		}
+	}
+	return out
+}

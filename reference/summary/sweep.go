@@ -1,0 +1,86 @@
+package summary
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/dashlab/dashlab/dash"
+	"github.com/dashlab/dashlab/dash/sim"
+)
+
+// Case names one simulation of a sweep: a catalogue model on a named system at a
+// fixed-batch workload, with an optional change to the builder (a different t_R,
+// execution switches, ...).
+type Case struct {
+	// Model and System are catalogue ids.
+	Model, System string
+	// Batch, Prompt and Output are B, L_in and L_out.
+	Batch, Prompt, Output int
+	// Reading is the reading of t_R (dash.ReadingPhysical, the zero value, is the
+	// stated part; dash.ReadingPaper lifts the array's rate limit).
+	Reading dash.Reading
+	// Modify, when set, changes the experiment before it is built.
+	Modify func(dash.ExperimentBuilder) dash.ExperimentBuilder
+	// Sim are the simulation options (a sampled long decode, say).
+	Sim sim.Options
+}
+
+// String names the case: "qwen3-235b-a22b/dash B=4 1024/128".
+func (c Case) String() string {
+	return fmt.Sprintf("%s/%s B=%d %d/%d", c.Model, c.System, c.Batch, c.Prompt, c.Output)
+}
+
+// Same reports whether c names the same model, system and workload as o (Reading and
+// Modify are not compared: a sweep runs under one reading).
+func (c Case) Same(o Case) bool {
+	return c.Model == o.Model && c.System == o.System && c.Batch == o.Batch && c.Prompt == o.Prompt && c.Output == o.Output
+}
+
+// Point is one simulation of a sweep: its case and its outcome. The case's fields
+// (Model, System, Batch, ...) are promoted.
+type Point struct {
+	Case
+	// Result is valid when Err is nil.
+	Result sim.Result
+	// Err is why there is no result: a *dash.CapacityError when the experiment does not
+	// fit its memory system (see Fits), any other error when it failed.
+	Err error
+}
+
+// OK reports whether the point has a result.
+func (p Point) OK() bool { return p.Err == nil }
+
+// Fits reports whether the experiment fits its memory system: false only for a
+// *dash.CapacityError. A point that fits may still have failed (Err non-nil).
+func (p Point) Fits() bool {
+	var ce *dash.CapacityError
+	return !errors.As(p.Err, &ce)
+}
+
+// Failed reports whether the point fits its memory system but has no result: an error
+// to report, unlike a capacity refusal.
+func (p Point) Failed() bool { return p.Err != nil && p.Fits() }
+
+// SweepErr joins the errors of the points that fit their memory system but failed
+// (points that do not fit are reported by Fits, not as errors).
+func SweepErr(points []Point) error {
+	var errs []error
+	for _, p := range points {
+		if p.Failed() {
+			errs = append(errs, fmt.Errorf("%s/%s: %w", p.Model, p.System, p.Err))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// Find returns the point of a model, system, batch and lengths, and whether it has a
+// result.
+func Find(points []Point, model, system string, batch, prompt, output int) (Point, bool) {
+	want := Case{Model: model, System: system, Batch: batch, Prompt: prompt, Output: output}
+	for _, p := range points {
+		if p.Case.Same(want) {
+			return p, p.OK()
+		}
+	}
+	return Point{}, false
+}
