@@ -9,7 +9,7 @@ import (
 	ec "github.com/go-echarts/go-echarts/v2/charts"
 	"github.com/go-echarts/go-echarts/v2/opts"
 
-	"github.com/dashlab/dashlab/reference/sweep"
+	"github.com/dashlab/dashlab/reference/summary"
 )
 
 // SweepMark marks one cell of a sweep heat map (the paper's design point).
@@ -24,7 +24,7 @@ type SweepMark struct {
 // sweep.Table.Heat) as a heat map with a continuous colour scale, the
 // value in each cell, and the marked cells ringed. Cells without a value
 // (points that do not fit or failed) stay blank.
-func SweepHeatMap(c Common, h sweep.HeatMap, marks ...SweepMark) (Chart, error) {
+func SweepHeatMap(c Common, h summary.HeatMap, marks ...SweepMark) (Chart, error) {
 	if len(h.X) == 0 || len(h.Y) == 0 {
 		return nil, errors.New("charts: SweepHeatMap: empty heat map")
 	}

@@ -5,12 +5,12 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/dashlab/dashlab/reference/sweep"
+	"github.com/dashlab/dashlab/reference/summary"
 )
 
 // Made-up example data, not the simulator's numbers.
 func TestSweepHeatMap(t *testing.T) {
-	h := sweep.HeatMap{XAxis: "overrides.hbf.t_read", YAxis: "overrides.hbf.page_size", Metric: "decode_throughput_tok_per_s",
+	h := summary.HeatMap{XAxis: "overrides.hbf.t_read", YAxis: "overrides.hbf.page_size", Metric: "decode_throughput_tok_per_s",
 		X: []string{"1us", "3us"}, Y: []string{"4 KiB", "8 KiB"}, Z: [][]float64{{200, 120}, {260, math.NaN()}}}
 	c, err := SweepHeatMap(Common{ID: "test_sweep_heat", Title: "made-up example data"}, h, SweepMark{X: "3us", Y: "4 KiB", Label: "the paper"})
 	if err != nil {
@@ -31,7 +31,7 @@ func TestSweepHeatMap(t *testing.T) {
 	if _, err := SweepHeatMap(Common{}, h, SweepMark{X: "2us", Y: "4 KiB"}); err == nil {
 		t.Errorf("a mark off the grid was accepted")
 	}
-	if _, err := SweepHeatMap(Common{}, sweep.HeatMap{}); err == nil {
+	if _, err := SweepHeatMap(Common{}, summary.HeatMap{}); err == nil {
 		t.Errorf("an empty heat map was accepted")
 	}
 }

@@ -11,9 +11,9 @@
 // expert share, bytes per expert, KV bytes per token), a [SystemSpec] (one
 // [HBMSpec], one [HBFSpec] and one [LinkSpec] part, replicated by a
 // [TopologySpec] of stack pairs with any subset of the GPU-HBM, GPU-HBF and
-// HBM-HBF paths; [PaperSystem] gives the paper's four configurations and
-// n-pair variants with every default cited), a [WorkloadSpec] and an
-// [ExecutionSpec]. Quantities carry units from package unit: GB is 1e9
+// HBM-HBF paths; the engine holds no named system: the paper's four
+// configurations, with every value cited, are files of reference/systems), a
+// [WorkloadSpec] and an [ExecutionSpec]. Quantities carry units from package unit: GB is 1e9
 // bytes and GiB 2^30, and a YAML value without its unit is refused.
 //
 // # Experiments

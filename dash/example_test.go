@@ -10,12 +10,14 @@ import (
 )
 
 // Build an experiment with the fluent builder: a catalogue model, a named
-// memory system, the paper's GPU, and a changed HBF read latency.
+// memory system and the paper's GPU, resolved by id through the shipped
+// catalogue, and a changed HBF read latency.
 func ExampleExperimentBuilder() {
 	exp, err := dash.NewExperiment().
-		Model(reference.MustModel("qwen3-235b-a22b")).
+		Catalogue(reference.Catalogue).
+		ModelID("qwen3-235b-a22b").
 		SystemID("dash").
-		Timing(reference.MustTiming("h100-pcie")).
+		GPU("h100-pcie").
 		Batch(4).Prompt(1024).Output(128).
 		TRead(10 * unit.Microsecond).
 		Build()

@@ -13,16 +13,39 @@ import (
 // a new builder value, so a base builder can be forked for sweeps without
 // the forks affecting each other. Problems found while building up are
 // recorded and reported, together with validation errors, by Build.
+//
+// The model, system and GPU are given as specs (Model, System, Timing) or as ids
+// (ModelID, SystemID, GPU) that Build resolves through a Catalogue; the last call for
+// each wins. Memory-system knobs (TRead, PageSize, Modify, ...) are recorded and
+// applied by Build, in call order, to whichever system it ends up with: they work
+// before or after System/SystemID alike.
 type ExperimentBuilder struct {
 	name      string
+	catalogue Catalogue
 	model     ModelSpec
+	modelID   string
 	hasModel  bool
 	system    SystemSpec
+	systemID  string
 	hasSystem bool
 	timing    Timing
+	gpuID     string
+	sysMods   []func(*SystemSpec)
 	workload  WorkloadSpec
 	execution ExecutionSpec
 	errs      []error
+}
+
+// Catalogue resolves the ids of models, memory systems and GPUs for a builder. The
+// engine ships no data: package reference provides the catalogue of the shipped files
+// (reference.Catalogue).
+type Catalogue interface {
+	// Model returns the model with the given id.
+	Model(id string) (ModelSpec, error)
+	// System returns the memory system with the given id.
+	System(id string) (SystemSpec, error)
+	// Timing returns the timing model of the GPU with the given id.
+	Timing(gpu string) (Timing, error)
 }
 
 // NewExperiment starts a builder with the paper's default fixed-batch
@@ -40,30 +63,42 @@ func (b ExperimentBuilder) fail(err error) ExperimentBuilder {
 // Name sets the experiment's name (used in reports).
 func (b ExperimentBuilder) Name(name string) ExperimentBuilder { b.name = name; return b }
 
+// Catalogue sets the catalogue that ModelID, SystemID and GPU resolve through.
+func (b ExperimentBuilder) Catalogue(c Catalogue) ExperimentBuilder { b.catalogue = c; return b }
+
 // Model sets the model. The spec is copied.
 func (b ExperimentBuilder) Model(m ModelSpec) ExperimentBuilder {
-	b.model, b.hasModel = m.clone(), true
+	b.model, b.hasModel, b.modelID = m.clone(), true, ""
+	return b
+}
+
+// ModelID sets the model by catalogue id (resolved by Build).
+func (b ExperimentBuilder) ModelID(id string) ExperimentBuilder {
+	b.model, b.hasModel, b.modelID = ModelSpec{}, false, id
 	return b
 }
 
 // System sets the memory system. The spec is copied.
 func (b ExperimentBuilder) System(s SystemSpec) ExperimentBuilder {
-	b.system, b.hasSystem = s, true
+	b.system, b.hasSystem, b.systemID = s, true, ""
 	return b
 }
 
-// SystemID sets one of the named paper systems ("dash", "relay-only",
-// "direct-only", "compact-dash", "dash-4", ...).
+// SystemID sets the memory system by catalogue id ("dash", "relay-only",
+// "direct-only", "compact-dash", "dash-4", ...), resolved by Build.
 func (b ExperimentBuilder) SystemID(id string) ExperimentBuilder {
-	s, err := PaperSystem(id)
-	if err != nil {
-		return b.fail(fmt.Errorf("system: %w", err))
-	}
-	return b.System(s)
+	b.system, b.hasSystem, b.systemID = SystemSpec{}, false, id
+	return b
+}
+
+// GPU sets the GPU by catalogue id (its timing model is resolved by Build).
+func (b ExperimentBuilder) GPU(id string) ExperimentBuilder {
+	b.timing, b.gpuID = nil, id
+	return b
 }
 
 // Timing sets the GPU timing model (which also fixes the GPU).
-func (b ExperimentBuilder) Timing(t Timing) ExperimentBuilder { b.timing = t; return b }
+func (b ExperimentBuilder) Timing(t Timing) ExperimentBuilder { b.timing, b.gpuID = t, ""; return b }
 
 // Workload replaces the whole workload.
 func (b ExperimentBuilder) Workload(w WorkloadSpec) ExperimentBuilder { b.workload = w; return b }
@@ -93,16 +128,14 @@ func (b ExperimentBuilder) EarlyDelivery(on bool, buffer unit.Bytes) ExperimentB
 	return b
 }
 
-// Modify applies f to a copy of the system spec: the general way to change
-// any memory-system parameter inline.
+// Modify records f, which Build applies to a copy of the system spec after resolving
+// it (with the other knobs, in call order): the general way to change any
+// memory-system parameter inline.
 func (b ExperimentBuilder) Modify(f func(*SystemSpec)) ExperimentBuilder {
 	if f == nil {
 		return b.fail(errors.New("Modify: nil function"))
 	}
-	if !b.hasSystem {
-		return b.fail(errors.New("Modify: set a system before modifying it"))
-	}
-	f(&b.system)
+	b.sysMods = append(slices.Clip(b.sysMods), f)
 	return b
 }
 
@@ -116,14 +149,10 @@ func (b ExperimentBuilder) TProg(d unit.Duration) ExperimentBuilder {
 	return b.Modify(func(s *SystemSpec) { s.HBF.TProg = d })
 }
 
-// PageSize sets the HBF page size. As in the paper's page-size study, the
-// transfer regions are scaled to hold one page wave.
+// PageSize sets the HBF page size and, by SystemSpec.SetPageSize's rule, sizes the
+// SRAM regions to the new page wave.
 func (b ExperimentBuilder) PageSize(p unit.Bytes) ExperimentBuilder {
-	return b.Modify(func(s *SystemSpec) {
-		s.HBF.PageSize = p
-		s.HBF.SRAM.RegionSize = s.HBF.PageWave()
-		s.HBM.RelaySRAM.RegionSize = s.HBF.PageWave() / 2
-	})
+	return b.Modify(func(s *SystemSpec) { s.SetPageSize(p) })
 }
 
 // LinkBandwidth sets the usable per-direction bandwidth of every link. The
@@ -150,18 +179,24 @@ func (b ExperimentBuilder) Pairs(n int) ExperimentBuilder {
 // names the model, the bytes needed and the bytes available.
 func (b ExperimentBuilder) Build() (Experiment, error) {
 	errs := slices.Clone(b.errs)
+	b, rerrs := b.resolve()
+	errs = append(errs, rerrs...)
 	if !b.hasModel {
-		errs = append(errs, errors.New("model: not set (use Model)"))
+		if b.modelID == "" {
+			errs = append(errs, errors.New("model: not set (use Model or ModelID)"))
+		}
 	} else if err := b.model.Validate(); err != nil {
 		errs = append(errs, err)
 	}
 	if !b.hasSystem {
-		errs = append(errs, errors.New("system: not set (use System or SystemID)"))
+		if b.systemID == "" {
+			errs = append(errs, errors.New("system: not set (use System or SystemID)"))
+		}
 	} else if err := b.system.Validate(); err != nil {
 		errs = append(errs, err)
 	}
-	if b.timing == nil {
-		errs = append(errs, errors.New("timing: no GPU timing model set (use Timing; the reference package provides them)"))
+	if b.timing == nil && b.gpuID == "" {
+		errs = append(errs, errors.New("timing: no GPU timing model set (use Timing or GPU; the reference package provides them)"))
 	}
 	workloadErr := b.workload.Validate()
 	if workloadErr != nil {
@@ -201,6 +236,46 @@ func (b ExperimentBuilder) Build() (Experiment, error) {
 	}
 	e.plan = plan
 	return Experiment{e: e}, nil
+}
+
+// resolve looks the builder's ids up in its catalogue and applies the system knobs;
+// each failed lookup is an error naming the field.
+func (b ExperimentBuilder) resolve() (ExperimentBuilder, []error) {
+	var errs []error
+	lookup := func(field, id string, get func() error) {
+		if id == "" {
+			return
+		}
+		if b.catalogue == nil {
+			errs = append(errs, fmt.Errorf("%s: id %q needs a catalogue (use Catalogue; reference.Catalogue has the shipped ones)", field, id))
+			return
+		}
+		if err := get(); err != nil {
+			errs = append(errs, fmt.Errorf("%s: %w", field, err))
+		}
+	}
+	lookup("model", b.modelID, func() (err error) {
+		if b.model, err = b.catalogue.Model(b.modelID); err == nil {
+			b.hasModel = true
+		}
+		return err
+	})
+	lookup("system", b.systemID, func() (err error) {
+		if b.system, err = b.catalogue.System(b.systemID); err == nil {
+			b.hasSystem = true
+		}
+		return err
+	})
+	lookup("gpu", b.gpuID, func() (err error) {
+		b.timing, err = b.catalogue.Timing(b.gpuID)
+		return err
+	})
+	if b.hasSystem {
+		for _, f := range b.sysMods {
+			f(&b.system)
+		}
+	}
+	return b, errs
 }
 
 // MustBuild is Build for notebooks: it panics on error.

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/dashlab/dashlab/dash/unit"
 	"gopkg.in/yaml.v3"
 )
 
@@ -28,13 +29,13 @@ type ExperimentFile struct {
 	Model string `yaml:"model"`
 	// ModelFile is the path of a model YAML file (see Model).
 	ModelFile string `yaml:"model_file"`
-	// System is a named system (default "dash").
+	// System is a named system (the catalogue's default when empty).
 	System string `yaml:"system"`
-	// GPU is the GPU whose timings are used (default "h100-pcie", the
-	// paper's GPU).
+	// GPU is the GPU whose timings are used (the catalogue's default when
+	// empty: in package reference, the paper's GPU).
 	GPU string `yaml:"gpu"`
 	// Profile is the measured profile the timing model is built from: a
-	// shipped profile name or a directory (default "h200-sxm").
+	// shipped profile name or a directory (the catalogue's default when empty).
 	Profile string `yaml:"profile"`
 	// Overrides changes fields of the named system.
 	Overrides yaml.Node `yaml:"overrides"`
@@ -51,15 +52,6 @@ func DecodeExperimentFile(r io.Reader, source string) (ExperimentFile, error) {
 	if err := DecodeStrict(r, source, &f); err != nil {
 		return ExperimentFile{}, err
 	}
-	if f.System == "" {
-		f.System = "dash"
-	}
-	if f.GPU == "" {
-		f.GPU = "h100-pcie"
-	}
-	if f.Profile == "" {
-		f.Profile = "h200-sxm"
-	}
 	var errs []error
 	switch {
 	case f.Model == "" && f.ModelFile == "":
@@ -70,23 +62,27 @@ func DecodeExperimentFile(r io.Reader, source string) (ExperimentFile, error) {
 	if f.Overrides.Kind != 0 && f.Overrides.Kind != yaml.MappingNode {
 		errs = append(errs, fmt.Errorf("%s: overrides (line %d): must be a mapping of system fields", source, f.Overrides.Line))
 	}
-	if _, err := PaperSystem(f.System); err != nil {
-		errs = append(errs, fmt.Errorf("%s: system: %w", source, err))
-	} else if _, err := f.SystemSpec(source); err != nil {
-		errs = append(errs, err)
-	}
 	return f, errors.Join(errs...)
 }
 
-// SystemSpec returns the named system with the overrides applied, decoded
-// strictly (an unknown key is an error naming it).
-func (f ExperimentFile) SystemSpec(source string) (SystemSpec, error) {
-	s, err := PaperSystem(f.System)
+// SystemSpec returns the named system, resolved by systems (a catalogue's System),
+// with the overrides applied, decoded strictly (an unknown key is an error naming it).
+// An hbf.page_size override sizes the SRAM regions by SystemSpec.SetPageSize's rule,
+// as the builder's PageSize does, unless the overrides give region sizes themselves.
+func (f ExperimentFile) SystemSpec(source string, systems func(id string) (SystemSpec, error)) (SystemSpec, error) {
+	s, err := systems(f.System)
 	if err != nil {
-		return SystemSpec{}, err
+		return SystemSpec{}, fmt.Errorf("%s: system: %w", source, err)
 	}
 	if f.Overrides.Kind == 0 {
 		return s, nil
+	}
+	if page := mappingValue(mappingValue(&f.Overrides, "hbf"), "page_size"); page != nil {
+		var p unit.Bytes
+		if err := page.Decode(&p); err != nil {
+			return SystemSpec{}, fmt.Errorf("%s: overrides: hbf.page_size (line %d): %w", source, page.Line, err)
+		}
+		s.SetPageSize(p)
 	}
 	data, err := yaml.Marshal(&f.Overrides)
 	if err != nil {
@@ -96,4 +92,18 @@ func (f ExperimentFile) SystemSpec(source string) (SystemSpec, error) {
 		return SystemSpec{}, err
 	}
 	return s, nil
+}
+
+// mappingValue returns the value of key in a YAML mapping node (nil if absent or n is
+// not a mapping).
+func mappingValue(n *yaml.Node, key string) *yaml.Node {
+	if n == nil || n.Kind != yaml.MappingNode {
+		return nil
+	}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		if n.Content[i].Value == key {
+			return n.Content[i+1]
+		}
+	}
+	return nil
 }

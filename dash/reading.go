@@ -15,7 +15,7 @@ type Reading uint8
 const (
 	// ReadingPhysical is the stated part: one page wave sensed per t_R per
 	// stack (ReadWavesInFlight = 1). The paper's Fig. 12 text implies it;
-	// it is the default of [PaperHBF].
+	// it is the value of the paper's part (reference/systems/dash.yaml).
 	ReadingPhysical Reading = iota
 	// ReadingPaper treats t_R as a pure readiness latency: any number of
 	// waves in flight, throughput bounded by the TSV, the SRAM slots and the

@@ -34,7 +34,7 @@ func ExampleExperimentBuilder_Reading() {
 }
 
 func TestReadWavesInFlight(t *testing.T) {
-	h := dash.PaperHBF()
+	h := reference.MustSystem("dash").HBF
 	if h.Reading() != dash.ReadingPhysical || !h.ArrayBounded() {
 		t.Errorf("paper part: reading %v", h.Reading())
 	}

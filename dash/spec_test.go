@@ -53,7 +53,7 @@ func TestStrictYAML(t *testing.T) {
 }
 
 func TestValidationNamesFieldAndValue(t *testing.T) {
-	s, _ := dash.PaperSystem("dash")
+	s, _ := reference.System("dash")
 	s.HBF.TRead = -3 * unit.Microsecond
 	s.HBM.Capacity = 0
 	s.Link.Modules = 0

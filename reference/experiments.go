@@ -3,6 +3,7 @@ package reference
 import (
 	"bytes"
 	"embed"
+	"errors"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -14,19 +15,12 @@ import (
 //go:embed experiments/*.yaml
 var experimentFiles embed.FS
 
-// Experiment returns a builder holding the catalogue model modelID, the named
-// system systemID and the paper's GPU (H100 PCIe, derived from the measured
-// H200 profile), with the paper's default workload (4/1K/128). Errors are
-// recorded in the builder and reported by Build.
+// Experiment returns a builder on Catalogue holding the catalogue model modelID, the
+// named system systemID and the paper's GPU (H100 PCIe, derived from the measured H200
+// profile), with the paper's default workload (4/1K/128). The ids are resolved by
+// Build, which reports an unknown one by name.
 func Experiment(modelID, systemID string) dash.ExperimentBuilder {
-	b := dash.NewExperiment().SystemID(systemID)
-	if m, err := Model(modelID); err == nil {
-		b = b.Model(m)
-	}
-	if t, err := Timing(DefaultGPU); err == nil {
-		b = b.Timing(t)
-	}
-	return b
+	return dash.NewExperiment().Catalogue(Catalogue).ModelID(modelID).SystemID(systemID).GPU(DefaultGPU)
 }
 
 // LoadExperiment reads an experiment file (see dash.ExperimentFile) and
@@ -42,7 +36,7 @@ func LoadExperiment(path string) (dash.Experiment, error) {
 // DecodeExperiment is LoadExperiment on a reader; baseDir resolves a
 // relative model_file.
 func DecodeExperiment(r io.Reader, source, baseDir string) (dash.Experiment, error) {
-	f, err := dash.DecodeExperimentFile(r, source)
+	f, err := DecodeExperimentFile(r, source)
 	if err != nil {
 		return dash.Experiment{}, err
 	}
@@ -62,7 +56,7 @@ func DecodeExperiment(r io.Reader, source, baseDir string) (dash.Experiment, err
 	} else if m, err = Model(f.Model); err != nil {
 		return dash.Experiment{}, fmt.Errorf("%s: %w", source, err)
 	}
-	sys, err := f.SystemSpec(source)
+	sys, err := f.SystemSpec(source, System)
 	if err != nil {
 		return dash.Experiment{}, err
 	}
@@ -76,6 +70,27 @@ func DecodeExperiment(r io.Reader, source, baseDir string) (dash.Experiment, err
 		return dash.Experiment{}, fmt.Errorf("%s: %w", source, err)
 	}
 	return exp, nil
+}
+
+// DecodeExperimentFile decodes an experiment file strictly (dash.DecodeExperimentFile),
+// fills in the catalogue's defaults (DefaultSystem, DefaultGPU, DefaultProfile) and
+// checks its system id and overrides against the catalogue, so that every problem of
+// the file is reported at once, each naming its field.
+func DecodeExperimentFile(r io.Reader, source string) (dash.ExperimentFile, error) {
+	f, err := dash.DecodeExperimentFile(r, source)
+	if f.System == "" {
+		f.System = DefaultSystem
+	}
+	if f.GPU == "" {
+		f.GPU = DefaultGPU
+	}
+	if f.Profile == "" {
+		f.Profile = DefaultProfile
+	}
+	if _, serr := f.SystemSpec(source, System); serr != nil {
+		err = errors.Join(err, serr)
+	}
+	return f, err
 }
 
 // ExampleExperiments lists the shipped example experiment files.

@@ -26,7 +26,7 @@ func run(t *testing.T, system string) (sim.Result, energy.Params) {
 
 func paperSystem(t *testing.T, id string) dash.SystemSpec {
 	t.Helper()
-	s, err := dash.PaperSystem(id)
+	s, err := reference.System(id)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -41,7 +41,7 @@ func TestFig10Figure(t *testing.T) {
 }
 
 func TestCostEnergyEnduranceFigures(t *testing.T) {
-	s, _ := dash.PaperSystem("dash")
+	s, _ := reference.System("dash")
 	cost, err := CostStudy(s, []float64{0.5, 1, 21.33, 32}, []float64{0, 4}, 3)
 	if err != nil {
 		t.Fatal(err)

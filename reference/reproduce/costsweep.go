@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/dashlab/dashlab/dash"
+	"github.com/dashlab/dashlab/reference"
 )
 
 // The capacity-per-cost sweep and the n-pair scaling behind the cost
@@ -44,7 +45,7 @@ func init() {
 		if opts.Only != "" && !strings.HasPrefix("cost.", opts.Only) && !strings.HasPrefix(opts.Only, "cost.") {
 			return nil
 		}
-		s, err := dash.PaperSystem("dash")
+		s, err := reference.System("dash")
 		if err != nil {
 			return err
 		}

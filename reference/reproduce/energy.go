@@ -3,6 +3,7 @@ package reproduce
 import (
 	"github.com/dashlab/dashlab/dash"
 	"github.com/dashlab/dashlab/dash/energy"
+	"github.com/dashlab/dashlab/reference"
 	"github.com/dashlab/dashlab/reference/summary"
 )
 
@@ -26,7 +27,7 @@ func EnergyStudy(points []Point, params func(dash.SystemSpec) energy.Params) ([]
 	var out []EnergyPoint
 	for _, p := range points {
 		e := EnergyPoint{Model: p.Model, System: p.System, Batch: p.Batch, Err: p.Err}
-		s, err := dash.PaperSystem(p.System)
+		s, err := reference.System(p.System)
 		if err != nil {
 			return nil, err
 		}

@@ -70,7 +70,7 @@ func Fig9Case(model, system string, batch, prompt, output int, r dash.Reading) C
 // IsDASH reports whether a named system is a DASH architecture (both the
 // direct and the relay path), as opposed to a single-path baseline.
 func IsDASH(system string) bool {
-	s, err := dash.PaperSystem(system)
+	s, err := reference.System(system)
 	return err == nil && s.Topology.Direct() && s.Topology.Relay()
 }
 

@@ -6,6 +6,7 @@ import (
 
 	"github.com/dashlab/dashlab/dash"
 	"github.com/dashlab/dashlab/dash/unit"
+	"github.com/dashlab/dashlab/reference"
 )
 
 // Fig9Bound is the bound argument that opens Fig. 9, computed from the
@@ -47,7 +48,7 @@ func ComputeFig9Bound(r dash.Reading) (Fig9Bound, error) {
 		return b, fmt.Errorf("reading %v: not a named reading", r)
 	}
 	for _, id := range Fig9Systems {
-		s, err := dash.PaperSystem(id)
+		s, err := reference.System(id)
 		if err != nil {
 			return b, err
 		}

@@ -3,7 +3,6 @@ package reproduce
 import (
 	"fmt"
 
-	"github.com/dashlab/dashlab/dash"
 	"github.com/dashlab/dashlab/dash/sim"
 	"github.com/dashlab/dashlab/reference"
 )
@@ -12,11 +11,11 @@ import (
 // the paper's: DASH's expert delivery is bounded by the NAND array at the paper's own t_R
 // and page size.
 func ArrayBoundNote() (string, error) {
-	dashSys, err := dash.PaperSystem("dash")
+	dashSys, err := reference.System("dash")
 	if err != nil {
 		return "", err
 	}
-	relay, err := dash.PaperSystem("relay-only")
+	relay, err := reference.System("relay-only")
 	if err != nil {
 		return "", err
 	}

@@ -69,7 +69,7 @@ func mustInventory(m dash.ModelSpec) dash.Inventory {
 
 func runInterconnect(_ Options, _ *Artifacts) (Values, error) {
 	var v Values
-	s, err := dash.PaperSystem("dash")
+	s, err := reference.System("dash")
 	if err != nil {
 		return v, err
 	}
@@ -92,7 +92,7 @@ func runInterconnect(_ Options, _ *Artifacts) (Values, error) {
 
 func runCost(_ Options, _ *Artifacts) (Values, error) {
 	var v Values
-	s, err := dash.PaperSystem("dash")
+	s, err := reference.System("dash")
 	if err != nil {
 		return v, err
 	}

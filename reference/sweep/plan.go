@@ -311,7 +311,7 @@ func setFile(f *dash.ExperimentFile, a axis, v reflect.Value) {
 
 func (p *Plan) resolveFile(f dash.ExperimentFile) error {
 	if _, ok := p.systems[f.System]; !ok {
-		s, err := f.SystemSpec("overrides")
+		s, err := f.SystemSpec("overrides", reference.System)
 		if err != nil {
 			return err
 		}
@@ -365,7 +365,7 @@ func (p *Plan) loadModel(f dash.ExperimentFile) (dash.ModelSpec, error) {
 func (p *Plan) fingerprintOf() ([sha256.Size]byte, error) {
 	base := p.base
 	base.Overrides = yaml.Node{}
-	sys, err := p.base.SystemSpec("overrides")
+	sys, err := p.base.SystemSpec("overrides", reference.System)
 	if err != nil {
 		return [sha256.Size]byte{}, err
 	}

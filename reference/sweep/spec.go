@@ -8,6 +8,7 @@ import (
 
 	"github.com/dashlab/dashlab/dash"
 	"github.com/dashlab/dashlab/internal/safeio"
+	"github.com/dashlab/dashlab/reference"
 	"gopkg.in/yaml.v3"
 )
 
@@ -111,7 +112,7 @@ func (s Spec) baseFile() (dash.ExperimentFile, string, error) {
 		if err != nil {
 			return dash.ExperimentFile{}, "", fmt.Errorf("%s: base_file: %w", s.source(), err)
 		}
-		f, err := dash.DecodeExperimentFile(bytes.NewReader(data), p)
+		f, err := reference.DecodeExperimentFile(bytes.NewReader(data), p)
 		return f, filepath.Dir(p), err
 	case s.Base.Kind == 0:
 		return dash.ExperimentFile{}, "", fmt.Errorf("%s: base: missing (an experiment: model, system, workload, ...)", s.source())
@@ -120,6 +121,6 @@ func (s Spec) baseFile() (dash.ExperimentFile, string, error) {
 	if err != nil {
 		return dash.ExperimentFile{}, "", fmt.Errorf("%s: base: %w", s.source(), err)
 	}
-	f, err := dash.DecodeExperimentFile(bytes.NewReader(data), s.source()+": base")
+	f, err := reference.DecodeExperimentFile(bytes.NewReader(data), s.source()+": base")
 	return f, s.dir, err
 }

@@ -7,6 +7,8 @@ import (
 	"math"
 	"slices"
 	"strings"
+
+	"github.com/dashlab/dashlab/reference/summary"
 )
 
 // Table is a sweep's rows in memory, found by their axis values.
@@ -143,17 +145,8 @@ func (t *Table) Value(r Row, axis string) (string, error) {
 	return r.Values[i], nil
 }
 
-// HeatMap is a metric over two axes: Z[y][x] for the X and Y values in the
-// order they first appear (the sweep's order); NaN where a point has no
-// result.
-type HeatMap struct {
-	// XAxis and YAxis are the axes' paths; Metric the metric column.
-	XAxis, YAxis, Metric string
-	// X and Y are the axes' values.
-	X, Y []string
-	// Z holds the metric, Z[y][x].
-	Z [][]float64
-}
+// HeatMap is a metric over two axes (summary.HeatMap).
+type HeatMap = summary.HeatMap
 
 // Heat arranges a metric over two axes. Every other axis must have one
 // value in the table (Select first); a cell with two rows is an error.

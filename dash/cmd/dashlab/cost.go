@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/dashlab/dashlab/dash"
+	"github.com/dashlab/dashlab/reference"
 )
 
 func init() {
@@ -75,7 +76,7 @@ func runCost(args []string, _ io.Reader, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	s, err := dash.PaperSystem(*system)
+	s, err := reference.System(*system)
 	if err != nil {
 		return err
 	}

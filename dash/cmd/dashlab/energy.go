@@ -53,7 +53,7 @@ func runEnergy(args []string, _ io.Reader, stdout, stderr io.Writer) error {
 	batches := fs.String("batches", "1,4,16,64", "batch sizes, comma-separated")
 	prompt := fs.Int("prompt", 1024, "prompt tokens L_in")
 	output := fs.Int("output", 128, "output tokens L_out")
-	def := energy.DefaultParams(dash.PaperHBF())
+	def := energy.DefaultParams(reference.MustSystem(reference.DefaultSystem).HBF)
 	pj := func(e unit.JoulesPerBit) float64 { return float64(e) / float64(unit.PicojoulePerBit) }
 	link := fs.Float64("link-pj", pj(def.Link), "link energy per bit per crossing, pJ/bit (0.6 is UCIe's 0.7 V point)")
 	hbm := fs.Float64("hbm-pj", pj(def.HBM), "HBM array access energy, pJ/bit")
@@ -89,7 +89,7 @@ func runEnergy(args []string, _ io.Reader, stdout, stderr io.Writer) error {
 		}
 		return p
 	}
-	probe := params(dash.SystemSpec{HBF: dash.PaperHBF()})
+	probe := params(reference.MustSystem(reference.DefaultSystem))
 	if err := probe.Validate(); err != nil {
 		return fmt.Errorf("%w: %v", errUsage, err)
 	}

@@ -17,7 +17,7 @@ func init() {
 func runRun(args []string, _ io.Reader, stdout, stderr io.Writer) error {
 	fs := newFlags("run", "run (--model ID --system ID [--batch B --prompt N --output N] | --file EXPERIMENT.yaml) [--gpu ID] [--format table|json]", stderr)
 	model := fs.String("model", "", "catalogue model id (see 'dashlab models')")
-	system := fs.String("system", "dash", "named system: dash, relay-only, direct-only, compact-dash, dash-N, ...")
+	system := fs.String("system", "dash", "named system (see 'dashlab systems'): dash, relay-only, direct-only, compact-dash, dash-N, ...")
 	file := fs.String("file", "", "experiment YAML file (instead of --model/--system)")
 	batch := fs.Int("batch", 4, "batch size B")
 	prompt := fs.Int("prompt", 1024, "prompt tokens L_in")
@@ -61,15 +61,7 @@ func runRun(args []string, _ io.Reader, stdout, stderr io.Writer) error {
 	case *model == "":
 		return fmt.Errorf("%w: set --model (or --file)", errUsage)
 	default:
-		m, merr := reference.Model(*model)
-		if merr != nil {
-			return merr
-		}
-		t, terr := reference.Timing(*gpuID)
-		if terr != nil {
-			return terr
-		}
-		b := dash.NewExperiment().Model(m).SystemID(*system).Timing(t).Batch(*batch).Prompt(*prompt).Output(*output)
+		b := reference.Experiment(*model, *system).GPU(*gpuID).Batch(*batch).Prompt(*prompt).Output(*output)
 		if *tread != "" {
 			d, perr := parseDuration(*tread)
 			if perr != nil {

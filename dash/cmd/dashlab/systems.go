@@ -3,8 +3,9 @@ package main
 import (
 	"fmt"
 	"io"
+	"strings"
 
-	"github.com/dashlab/dashlab/dash"
+	"github.com/dashlab/dashlab/reference"
 	"gopkg.in/yaml.v3"
 )
 
@@ -18,7 +19,7 @@ func runSystems(args []string, _ io.Reader, stdout, stderr io.Writer) error {
 		return err
 	}
 	if fs.NArg() == 1 {
-		s, err := dash.PaperSystem(fs.Arg(0))
+		s, err := reference.System(fs.Arg(0))
 		if err != nil {
 			return err
 		}
@@ -33,12 +34,17 @@ func runSystems(args []string, _ io.Reader, stdout, stderr io.Writer) error {
 		return fmt.Errorf("%w: at most one system id", errUsage)
 	}
 	t := &table{}
-	t.add("id", "topology", "pairs", "paths", "HBM", "HBF", "GPU-facing links", "links")
-	for _, id := range dash.SystemIDs() {
-		s, err := dash.PaperSystem(id)
+	t.add("id", "name", "topology", "pairs", "paths", "HBM", "HBF", "GPU-facing links", "links")
+	var families []string
+	for _, id := range reference.SystemIDs() {
+		f, err := reference.SystemInfo(id)
 		if err != nil {
 			return err
 		}
+		if f.PairFamily {
+			families = append(families, id+"-N")
+		}
+		s := f.SystemSpec
 		tp := s.Topology
 		paths := ""
 		for _, p := range []struct {
@@ -52,10 +58,13 @@ func runSystems(args []string, _ io.Reader, stdout, stderr io.Writer) error {
 				paths += p.name
 			}
 		}
-		t.add(id, tp.Name(), fmt.Sprint(tp.Pairs), paths, s.HBMCapacity().String(), s.HBFCapacity().String(),
+		t.add(id, f.Name, tp.Name(), fmt.Sprint(tp.Pairs), paths, s.HBMCapacity().String(), s.HBFCapacity().String(),
 			fmt.Sprint(tp.GPUFacingLinks()), fmt.Sprint(tp.Links()))
 	}
 	t.write(stdout)
-	fmt.Fprintln(stdout, "\nAlso: dash-N, relay-only-N, direct-only-N for N stack pairs.")
+	if len(families) > 0 {
+		fmt.Fprintf(stdout, "\nAlso: %s for N stack pairs.\n", strings.Join(families, ", "))
+	}
+	fmt.Fprintln(stdout, "Each is a file of reference/systems; a new file there is a new system.")
 	return nil
 }
