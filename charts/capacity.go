@@ -10,15 +10,15 @@ import (
 	"strings"
 
 	"github.com/dashlab/dashlab/dash"
-	"github.com/dashlab/dashlab/dash/gpu"
+	"github.com/dashlab/dashlab/dash/unit"
 	"github.com/dashlab/dashlab/reference"
 	"github.com/dashlab/dashlab/reference/summary"
 )
 
-// H100Memory is the NVIDIA H100's HBM capacity (from the GPU catalogue), the
-// paper's reference line in Fig. 1(a) (§I: "Each model's weights alone
-// exceed the NVIDIA H100's 80 GB").
-var H100Memory = gpu.H100PCIe().MemCapacity
+// h100Memory is the NVIDIA H100's HBM capacity (from the GPU catalogue), the paper's
+// reference line in Fig. 1(a) (§I: "Each model's weights alone exceed the NVIDIA H100's
+// 80 GB").
+func h100Memory() unit.Bytes { return reference.MustGPU(reference.DefaultGPU).MemCapacity }
 
 // paperRow builds a Row for a paper.yaml id: the published value, unit and tolerance
 // (converted to the Row's relative form) with the simulated value.
@@ -83,7 +83,7 @@ func Fig1(models []summary.ModelRow) (Figure, error) {
 		XName: "Model", YName: "Weights (GB)", Categories: wrapLabels(names),
 		Series:   []Series{{Name: "Weights (inventory)", Values: gb}},
 		Paper:    []Series{{Name: "Weights (inventory)", Values: paperGB}},
-		RefLines: []RefLine{{Name: fmt.Sprintf("NVIDIA H100 HBM: %v", H100Memory), Y: H100Memory.GB(), Color: "#d93025", Solid: true}},
+		RefLines: []RefLine{{Name: fmt.Sprintf("NVIDIA H100 HBM: %v", h100Memory()), Y: h100Memory().GB(), Color: "#d93025", Solid: true}},
 		Bands:    []Band{{Name: fmt.Sprintf("Paper's range: %s GB to %s GB", fmtG(lo), fmtG(hi)), Lo: lo, Hi: hi}},
 	})
 	if err != nil {
@@ -132,7 +132,7 @@ func Fig1(models []summary.ModelRow) (Figure, error) {
 	}
 	over := 0
 	for _, g := range gb {
-		if g > H100Memory.GB() {
+		if g > h100Memory().GB() {
 			over++
 		}
 	}
@@ -140,7 +140,7 @@ func Fig1(models []summary.ModelRow) (Figure, error) {
 		ID:    "fig1",
 		Title: "Fig. 1(a): the capacity wall",
 		Caption: fmt.Sprintf("%d of the %d surveyed models in the catalogue need more than the H100's %v for their weights alone; "+
-			"the routed experts are %.1f-%.1f %% of their parameters.", over, len(gb), H100Memory, share[sa], share[sb]),
+			"the routed experts are %.1f-%.1f %% of their parameters.", over, len(gb), h100Memory(), share[sa], share[sb]),
 		Charts: []Chart{weights, shareChart},
 		Rows:   rows,
 		Notes: []string{"The paper's survey also includes DeepSeek-V4-Pro, which is not in the catalogue (its architecture could not be verified); " +

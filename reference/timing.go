@@ -51,7 +51,7 @@ func TimingFrom(profile, gpuID string) (*gpu.Model, error) {
 	}
 	target := p.GPU()
 	if gpuID != "" && gpuID != target.ID {
-		if target, err = gpu.SpecByID(gpuID); err != nil {
+		if target, err = GPU(gpuID); err != nil {
 			return nil, err
 		}
 	}
@@ -63,13 +63,23 @@ func TimingFrom(profile, gpuID string) (*gpu.Model, error) {
 	return m, nil
 }
 
-// LoadProfile loads a shipped profile by name, or a profile directory.
+// LoadProfile loads a shipped profile by name, or a profile directory, with the GPU
+// catalogue (reference/gpus) as the specs its GPU is matched against.
 func LoadProfile(nameOrDir string) (*gpu.Profile, error) {
-	if fsys, err := Profile(nameOrDir); err == nil {
-		return gpu.LoadProfile(fsys)
+	var p *gpu.Profile
+	var err error
+	if fsys, ferr := Profile(nameOrDir); ferr == nil {
+		p, err = gpu.LoadProfile(fsys)
+	} else if st, serr := os.Stat(nameOrDir); serr == nil && st.IsDir() {
+		p, err = gpu.LoadProfileDir(nameOrDir)
+	} else {
+		return nil, fmt.Errorf("profile %q: neither a shipped profile (%v) nor a directory", nameOrDir, ProfileNames())
 	}
-	if st, err := os.Stat(nameOrDir); err == nil && st.IsDir() {
-		return gpu.LoadProfileDir(nameOrDir)
+	if err != nil {
+		return nil, err
 	}
-	return nil, fmt.Errorf("profile %q: neither a shipped profile (%v) nor a directory", nameOrDir, ProfileNames())
+	if p.Catalogue, err = GPUs(); err != nil {
+		return nil, err
+	}
+	return p, nil
 }

@@ -5,16 +5,17 @@ import (
 	"log"
 
 	"github.com/dashlab/dashlab/dash/gpu"
+	"github.com/dashlab/dashlab/reference"
 )
 
 // Predict one expert GEMV of Qwen3-235B-A22B on the H200 the profile was
 // measured on, split it for the engine, and derive the paper's H100 PCIe.
 func Example() {
-	p, err := gpu.LoadProfileDir("../../reference/profiles/h200-sxm")
+	p, err := reference.LoadProfile(reference.DefaultProfile) // with the GPU catalogue
 	if err != nil {
 		log.Fatal(err)
 	}
-	h200, err := gpu.NewModel(p, gpu.H200SXM())
+	h200, err := gpu.NewModel(p, reference.MustGPU("h200-sxm"))
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -27,7 +28,7 @@ func Example() {
 	fp8.WeightDType = gpu.FP8
 	fmt.Println("FP8 weights:", h200.Predict(fp8).Latency)
 
-	h100, err := gpu.NewModel(p, gpu.H100PCIe())
+	h100, err := gpu.NewModel(p, reference.MustGPU("h100-pcie"))
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -79,7 +79,7 @@ func syntheticProfile(t testing.TB) *Profile {
 		"attn.csv":    {Data: []byte(attn.String())},
 		"env.json":    {Data: []byte(fmt.Sprintf(`{"gpu": "NVIDIA H200", "sms": 132, "tiny_kernel_us": %g}`, synthFloorUs))},
 	}
-	p, err := LoadProfile(fsys)
+	p, err := withCatalogue(LoadProfile(fsys))
 	if err != nil {
 		t.Fatal(err)
 	}

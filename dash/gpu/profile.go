@@ -197,13 +197,16 @@ type Profile struct {
 	Points []Point
 	// Source names where the profile was read from.
 	Source string
+	// Catalogue are the known GPU specs GPU matches env.json against (package
+	// reference fills it with reference/gpus when it loads a profile).
+	Catalogue []Spec
 }
 
-// GPU returns the spec of the GPU the profile was measured on: the catalogue
+// GPU returns the spec of the GPU the profile was measured on: the Catalogue
 // spec whose SM count and model number match env.json, or else a spec built
 // from env.json alone (ID "measured-<name>", peak and bandwidth left zero).
 func (p *Profile) GPU() Spec {
-	for _, s := range Specs() {
+	for _, s := range p.Catalogue {
 		if p.Env.SMs == s.SMs && sameModel(p.Env.GPU, s.Name) {
 			return s
 		}

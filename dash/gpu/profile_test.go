@@ -10,7 +10,7 @@ const shipped = "../../reference/profiles/h200-sxm"
 
 func loadShipped(t testing.TB) *Profile {
 	t.Helper()
-	p, err := LoadProfileDir(shipped)
+	p, err := withCatalogue(LoadProfileDir(shipped))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -57,7 +57,7 @@ func TestRepeatedMeasurementsMerged(t *testing.T) {
 	fsys := fstest.MapFS{"misc.csv": {Data: []byte("op,M,dim,median_us,p10_us,p90_us,reps\n" +
 		"softmax_topk8_of128,1,128,10,9,11,30\n" +
 		"softmax_topk8_of128,1,128,10.4,10,12,30\n")}}
-	p, err := LoadProfile(fsys)
+	p, err := withCatalogue(LoadProfile(fsys))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -106,7 +106,7 @@ func TestLoadProfileRefusesMalformedFiles(t *testing.T) {
 func TestLoadProfileExtraColumnsAndOrder(t *testing.T) {
 	// Columns in another order, an extra one, no p10/p90/reps.
 	fsys := fstest.MapFS{"gemm.csv": {Data: []byte("N,K,M,median_us,gpu_temp_c\n9216,4096,1,24.174,51\n9216,4096,2,24.0,51\n")}}
-	p, err := LoadProfile(fsys)
+	p, err := withCatalogue(LoadProfile(fsys))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -165,7 +165,7 @@ func TestProfileGPUMatchesCatalogue(t *testing.T) {
 		{"NVIDIA H100 80GB HBM3", 132, "measured-nvidia-h100-80gb-hbm3"},
 		{"NVIDIA H200", 114, "measured-nvidia-h200"},
 	} {
-		p := &Profile{Env: Env{GPU: c.name, SMs: c.sms}}
+		p := &Profile{Env: Env{GPU: c.name, SMs: c.sms}, Catalogue: Specs()}
 		if got := p.GPU().ID; got != c.want {
 			t.Errorf("%q with %d SMs: %q, want %q", c.name, c.sms, got, c.want)
 		}

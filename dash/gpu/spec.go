@@ -4,13 +4,13 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"slices"
 	"strings"
 
 	"github.com/dashlab/dashlab/dash/unit"
 )
 
-// Spec describes one GPU's hardware: what the timing model needs to scale
+// Spec describes one GPU's hardware (the catalogue of named GPUs is data: YAML files of
+// reference/gpus, resolved by reference.GPU): what the timing model needs to scale
 // measured operator latencies from one GPU to another, plus capacity figures
 // the engine uses. Peak rates are dense (no 2:4 sparsity).
 type Spec struct {
@@ -86,68 +86,3 @@ func (s Spec) Validate() error {
 // computeScale is SMs x boost clock, the quantity the derivation of one GPU
 // from another scales compute time by.
 func (s Spec) computeScale() float64 { return float64(s.SMs) * float64(s.BoostClock) }
-
-// H200SXM is the GPU the shipped profile was measured on.
-func H200SXM() Spec {
-	return Spec{
-		ID:           "h200-sxm",
-		Name:         "NVIDIA H200 SXM",
-		SMs:          132,
-		BoostClock:   1980 * unit.MHz,
-		PeakBF16:     989.4 * unit.TFLOPs,
-		PeakFP8:      1978.9 * unit.TFLOPs,
-		MemBandwidth: 4.8 * unit.TBps,
-		MemCapacity:  141 * unit.GB,
-		L2:           50 * unit.MiB,
-		Measured:     true,
-		Notes: "Measured: reference/profiles/h200-sxm (SM count 132 from its env.json). " +
-			"Peaks, bandwidth and capacity from NVIDIA's H200 datasheet (dense = half the " +
-			"quoted 2:4-sparse 1,979 BF16 / 3,958 FP8 TFLOP/s); the tensor peaks are quoted at " +
-			"1830 MHz, below the 1980 MHz maximum boost. L2 as the H100 SXM5 (same GH100 die, " +
-			"NVIDIA H100 whitepaper); the profiler sized its rotating inputs for 60 MB, the full " +
-			"die's L2, which is conservative.",
-	}
-}
-
-// H100PCIe is the GPU the paper profiled (§VI-A). It is not measured here:
-// its timing model is derived from the H200 SXM profile.
-func H100PCIe() Spec {
-	return Spec{
-		ID:           "h100-pcie",
-		Name:         "NVIDIA H100 PCIe",
-		SMs:          114,
-		BoostClock:   1755 * unit.MHz,
-		PeakBF16:     756 * unit.TFLOPs,
-		PeakFP8:      1513 * unit.TFLOPs,
-		MemBandwidth: 2.0 * unit.TBps,
-		MemCapacity:  80 * unit.GB,
-		L2:           50 * unit.MiB,
-		Measured:     false,
-		DerivedFrom:  "h200-sxm",
-		Notes: "Derived, not measured: latencies are the H200 SXM profile scaled by SM count x " +
-			"boost clock (compute) and HBM bandwidth (memory), launch floor kept. " +
-			"Spec from the NVIDIA H100 Tensor Core GPU Architecture whitepaper: 114 SMs, " +
-			"HBM2e 80 GB at 2.0 TB/s, 50 MB L2, BF16 1,513 / FP8 3,026 TFLOP/s with 2:4 " +
-			"sparsity (dense 756 / 1,513); 1755 MHz maximum boost (the tensor peaks are quoted " +
-			"at 1620 MHz; the SM x clock ratio to the H200 differs from the peak ratio by 0.2%).",
-	}
-}
-
-// Specs returns the GPU catalogue, ordered by id.
-func Specs() []Spec {
-	s := []Spec{H100PCIe(), H200SXM()}
-	slices.SortFunc(s, func(a, b Spec) int { return strings.Compare(a.ID, b.ID) })
-	return s
-}
-
-// SpecByID returns the catalogue spec with the given id.
-func SpecByID(id string) (Spec, error) {
-	var ids []string
-	for _, s := range Specs() {
-		if s.ID == id {
-			return s, nil
-		}
-		ids = append(ids, s.ID)
-	}
-	return Spec{}, fmt.Errorf("unknown GPU %q (known: %s)", id, strings.Join(ids, ", "))
-}

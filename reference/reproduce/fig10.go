@@ -5,7 +5,6 @@ import (
 	"slices"
 
 	"github.com/dashlab/dashlab/dash"
-	"github.com/dashlab/dashlab/dash/gpu"
 	"github.com/dashlab/dashlab/dash/offload"
 	"github.com/dashlab/dashlab/dash/sim"
 	"github.com/dashlab/dashlab/dash/unit"
@@ -90,7 +89,7 @@ func OffloadStudy(host *offload.HostProfile, o OffloadOptions) ([][]offload.Eval
 		if err != nil {
 			return nil, err
 		}
-		spec, err := gpu.SpecByID(r.GPU)
+		spec, err := reference.GPU(r.GPU)
 		if err != nil {
 			return nil, err
 		}

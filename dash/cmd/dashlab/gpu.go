@@ -79,7 +79,7 @@ func gpuPredict(args []string, stdin io.Reader, stdout, stderr io.Writer) error 
 	}
 	target := p.GPU()
 	if *gpuID != "" && *gpuID != target.ID {
-		if target, err = gpu.SpecByID(*gpuID); err != nil {
+		if target, err = reference.GPU(*gpuID); err != nil {
 			return fmt.Errorf("%w: --gpu: %v", errUsage, err)
 		}
 	}
