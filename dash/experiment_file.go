@@ -70,6 +70,9 @@ func DecodeExperimentFile(r io.Reader, source string) (ExperimentFile, error) {
 // An hbf.page_size override sizes the SRAM regions by SystemSpec.SetPageSize's rule,
 // as the builder's PageSize does, unless the overrides give region sizes themselves.
 func (f ExperimentFile) SystemSpec(source string, systems func(id string) (SystemSpec, error)) (SystemSpec, error) {
+	if systems == nil {
+		return SystemSpec{}, fmt.Errorf("%s: system %q: no catalogue to resolve it (package reference has one: reference.System)", source, f.System)
+	}
 	s, err := systems(f.System)
 	if err != nil {
 		return SystemSpec{}, fmt.Errorf("%s: system: %w", source, err)

@@ -17,60 +17,67 @@ import (
 // compares (see the reproduce package).
 type Result struct {
 	// Name is the experiment's name; Model, System and GPU its catalogue ids.
-	Name, Model, System, GPU string
+	Name   string `json:"name"`
+	Model  string `json:"model"`
+	System string `json:"system"`
+	GPU    string `json:"gpu"`
 	// Batch, Prompt and Output are B, L_in and L_out.
-	Batch, Prompt, Output int
+	Batch  int `json:"batch"`
+	Prompt int `json:"prompt_tokens"`
+	Output int `json:"output_tokens"`
 
 	// TTFT is the time to the first token (the end of the prefill pass).
-	TTFT unit.Duration
+	TTFT unit.Duration `json:"ttft_ns"`
 	// E2E is the time to the last token.
-	E2E unit.Duration
+	E2E unit.Duration `json:"e2e_ns"`
 	// TPOT is the mean time per output token after the first.
-	TPOT unit.Duration
+	TPOT unit.Duration `json:"tpot_ns"`
 	// Throughput is output tokens per second over E2E.
-	Throughput float64
+	Throughput float64 `json:"throughput_tok_s"`
 	// DecodeThroughput is tokens per second during the decode phase.
-	DecodeThroughput float64
+	DecodeThroughput float64 `json:"decode_throughput_tok_s"`
 
 	// Prefill and Decode break the GPU time down by operator class.
-	Prefill, Decode Phase
+	Prefill Phase `json:"prefill"`
+	Decode  Phase `json:"decode"`
 	// Links is the traffic of each link direction that carried any.
-	Links []LinkStats
+	Links []LinkStats `json:"links"`
 	// Routes is the traffic of each route, requested and delivered.
-	Routes []RouteStats
+	Routes []RouteStats `json:"routes"`
 	// HBF is the activity of each HBF stack's array and TSV.
-	HBF []HBFStats
+	HBF []HBFStats `json:"hbf"`
 	// Early is the early expert delivery into the GPU staging buffer.
-	Early EarlyStats
+	Early EarlyStats `json:"early"`
 	// KV is where the KV cache ended up and what moved it there.
-	KV KVStats
+	KV KVStats `json:"kv"`
 	// Flash is the HBF flash management: superblocks, erases, write
 	// amplification, program-busy time.
-	Flash FlashStats
+	Flash FlashStats `json:"flash"`
 	// Timeline is the traced layer, when Options.Trace asked for one.
-	Timeline *Timeline
+	Timeline *Timeline `json:"timeline,omitempty"`
 	// Extrapolated lists the operator shapes whose timing came from the GPU
 	// model's fitted roofline, outside its measured range (sorted).
-	Extrapolated []string
+	Extrapolated []string `json:"extrapolated"`
 	// Perf describes the simulation itself.
-	Perf Perf
+	Perf Perf `json:"perf"`
 }
 
 // EarlyStats describes early expert delivery (dash.ExecutionSpec.EarlyDelivery).
 type EarlyStats struct {
 	// Buffer is the GPU staging buffer's size (0: early delivery off).
-	Buffer unit.Bytes
+	Buffer unit.Bytes `json:"buffer_bytes"`
 	// Delivered counts the bytes that entered the buffer before their
 	// operator started; Peak is the most it held at once (at most Buffer).
-	Delivered, Peak unit.Bytes
+	Delivered unit.Bytes `json:"delivered_bytes"`
+	Peak      unit.Bytes `json:"peak_bytes"`
 }
 
 // Phase is the time breakdown of the prefill or decode phase.
 type Phase struct {
 	// Duration is the phase's wall time (simulated).
-	Duration unit.Duration
+	Duration unit.Duration `json:"duration_ns"`
 	// Classes is the GPU time per operator class, in class order.
-	Classes []ClassTime
+	Classes []ClassTime `json:"classes"`
 }
 
 // ClassTime is the GPU time of one operator class: Time is the sum of the
@@ -79,108 +86,116 @@ type Phase struct {
 // beyond compute.
 type ClassTime struct {
 	// Class is the operator class ("experts", "attn_proj", ...).
-	Class string
+	Class string `json:"class"`
 	// Ops counts the operators run.
-	Ops int64
+	Ops int64 `json:"ops"`
 	// Time is the operators' total duration.
-	Time unit.Duration
+	Time unit.Duration `json:"time_ns"`
 	// Compute and Overhead are the parts the GPU timing model predicts.
-	Compute, Overhead unit.Duration
+	Compute  unit.Duration `json:"compute_ns"`
+	Overhead unit.Duration `json:"overhead_ns"`
 	// Stall is Time - Compute - Overhead: waiting for data.
-	Stall unit.Duration
+	Stall unit.Duration `json:"stall_ns"`
 }
 
 // LinkStats is the traffic on one link direction of one stack pair.
 type LinkStats struct {
 	// Pair is the stack pair.
-	Pair int
+	Pair int `json:"pair"`
 	// Link is the direction ("GPU<-HBF", "HBF->HBM", ...).
-	Link string
+	Link string `json:"link"`
 	// Bytes is what the direction carried.
-	Bytes unit.Bytes
+	Bytes unit.Bytes `json:"bytes"`
 	// Busy is how long it was busy.
-	Busy unit.Duration
+	Busy unit.Duration `json:"busy_ns"`
 	// Utilization is Busy / E2E.
-	Utilization float64
+	Utilization float64 `json:"utilization"`
 }
 
 // RouteStats is the traffic of one route.
 type RouteStats struct {
 	// Route is "hbm", "direct", "relay", "direct_write", "relay_write",
 	// "hbm_write" or "writeback".
-	Route string
+	Route string `json:"route"`
 	// Requested and Delivered are equal at the end of a run (conservation).
-	Requested, Delivered unit.Bytes
+	Requested unit.Bytes `json:"requested_bytes"`
+	Delivered unit.Bytes `json:"delivered_bytes"`
 }
 
 // HBFStats is the NAND-array activity of one HBF stack.
 type HBFStats struct {
 	// Stack is the HBF stack.
-	Stack int
+	Stack int `json:"stack"`
 	// SenseBusy is the array's time sensing (t_R per wave).
-	SenseBusy unit.Duration
+	SenseBusy unit.Duration `json:"sense_busy_ns"`
 	// ProgBusy is the array's time programming (t_PROG per wave).
-	ProgBusy unit.Duration
+	ProgBusy unit.Duration `json:"prog_busy_ns"`
 	// Waves counts the page waves sensed.
-	Waves int64
+	Waves int64 `json:"waves"`
 	// Programs counts the page waves programmed.
-	Programs int64
+	Programs int64 `json:"programs"`
 	// TSVBusy is the shared TSV's busy time.
-	TSVBusy unit.Duration
+	TSVBusy unit.Duration `json:"tsv_busy_ns"`
 	// TSVBytes is what the TSV moved.
-	TSVBytes unit.Bytes
+	TSVBytes unit.Bytes `json:"tsv_bytes"`
 }
 
 // Timeline is the traced layer: operator spans on the GPU and segment
 // transfers on the links (the paper's Fig. 6, drawn from the simulation).
 type Timeline struct {
 	// Pass and Layer say what was traced (pass 0 is the prefill).
-	Pass, Layer int
+	Pass  int `json:"pass"`
+	Layer int `json:"layer"`
 	// Ops are the GPU operators of the layer, in order.
-	Ops []OpSpan
+	Ops []OpSpan `json:"ops"`
 	// Spans are the segments that crossed a link for the layer's operators.
-	Spans []Span
+	Spans []Span `json:"spans"`
 }
 
 // OpSpan is one GPU operator.
 type OpSpan struct {
 	// Class is the operator class.
-	Class string
+	Class string `json:"class"`
 	// Start and End bound the operator on the GPU.
-	Start, End unit.Duration
+	Start unit.Duration `json:"start_ns"`
+	End   unit.Duration `json:"end_ns"`
 	// Compute is its predicted compute time.
-	Compute unit.Duration
+	Compute unit.Duration `json:"compute_ns"`
 }
 
 // Span is one segment crossing one link.
 type Span struct {
 	// Route, Link and Class name the route, the link direction and the
 	// class of the operator the data belong to.
-	Route, Link, Class string
+	Route string `json:"route"`
+	Link  string `json:"link"`
+	Class string `json:"class"`
 	// Stack is the stack pair whose link it crossed.
-	Stack int
+	Stack int `json:"stack"`
 	// Start and End bound the crossing.
-	Start, End unit.Duration
+	Start unit.Duration `json:"start_ns"`
+	End   unit.Duration `json:"end_ns"`
 	// Bytes is the segment's size.
-	Bytes unit.Bytes
+	Bytes unit.Bytes `json:"bytes"`
 }
 
 // Perf describes the cost of the simulation.
 type Perf struct {
 	// Events is the number of events handled one by one; SkippedEvents
 	// the events that periodic jumps advanced in closed form.
-	Events, SkippedEvents int64
+	Events        int64 `json:"events"`
+	SkippedEvents int64 `json:"skipped_events"`
 	// Jumps counts periodic jumps.
-	Jumps int64
+	Jumps int64 `json:"jumps"`
 	// ReplayedPasses counts the decode steps whose program had run before.
-	ReplayedPasses int
+	ReplayedPasses int `json:"replayed_passes"`
 	// SampledPasses counts the decode passes a sampled decode
 	// (Options.DecodeSample) simulated; the other steps were interpolated.
-	SampledPasses int
+	SampledPasses int `json:"sampled_passes"`
 	// SkippedLayers counts layers advanced by layer-level jumps.
-	SkippedLayers int64
+	SkippedLayers int64 `json:"skipped_layers"`
 	// Passes is the number of forward passes (1 + L_out - 1).
-	Passes int
+	Passes int `json:"passes"`
 	// Wall is the real time the simulation took. It is left out of JSON so
 	// that a result is the same, byte for byte, on every run.
 	Wall time.Duration `json:"-"`
@@ -191,17 +206,18 @@ type Perf struct {
 // rest written back to HBF in page waves (§V-B).
 type KVStats struct {
 	// PrefillHBF is the prompt's KV, written directly to HBF.
-	PrefillHBF unit.Bytes
+	PrefillHBF unit.Bytes `json:"prefill_hbf_bytes"`
 	// DecodeHBM and DecodeHBF are the generated tokens' KV left in HBM and
 	// written back to HBF.
-	DecodeHBM, DecodeHBF unit.Bytes
+	DecodeHBM unit.Bytes `json:"decode_hbm_bytes"`
+	DecodeHBF unit.Bytes `json:"decode_hbf_bytes"`
 	// BudgetHBM is the package-wide decode-KV budget in HBM.
-	BudgetHBM unit.Bytes
+	BudgetHBM unit.Bytes `json:"budget_hbm_bytes"`
 	// WritebackWaves counts the page waves (one layer's oldest KV, every
 	// stack's part) written back; FirstWritebackStep is the decode step of
 	// the first (0: none).
-	WritebackWaves     int64
-	FirstWritebackStep int
+	WritebackWaves     int64 `json:"writeback_waves"`
+	FirstWritebackStep int   `json:"first_writeback_step"`
 }
 
 // HBM is the KV resident in HBM; HBF the KV in HBF; Total both.

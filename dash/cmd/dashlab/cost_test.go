@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"math"
 	"strings"
 	"testing"
@@ -13,7 +12,7 @@ func TestCostJSON(t *testing.T) {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
 	var doc costJSON
-	if err := json.Unmarshal([]byte(out), &doc); err != nil {
+	if err := unmarshalResult([]byte(out), &doc); err != nil {
 		t.Fatal(err)
 	}
 	if len(doc.Gain) != 4 || math.Abs(doc.Gain[0].GainX-11.1667) > 1e-3 || len(doc.Scaling) != 3 || doc.Scaling[2].LogicalLinks != 9 {
@@ -35,7 +34,7 @@ func TestEnduranceCommand(t *testing.T) {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
 	var doc enduranceJSON
-	if err := json.Unmarshal([]byte(out), &doc); err != nil {
+	if err := unmarshalResult([]byte(out), &doc); err != nil {
 		t.Fatal(err)
 	}
 	if len(doc.Lifetimes) != 4 || doc.WriteRateGBps <= 0 || !strings.Contains(doc.WASource, "no garbage-collection") {
@@ -43,7 +42,7 @@ func TestEnduranceCommand(t *testing.T) {
 	}
 	_, out2, _ := dashlab("endurance", "--pe", "3000,100000", "--loads", "0.5,0.9", "--wa", "2", "--format", "json")
 	var doc2 enduranceJSON
-	json.Unmarshal([]byte(out2), &doc2)
+	unmarshalResult([]byte(out2), &doc2)
 	if len(doc2.Lifetimes) != 4 || doc2.Lifetimes[0].LifetimeYears >= doc.Lifetimes[0].LifetimeYears {
 		t.Errorf("A_W = 2 did not shorten the lifetime: %+v vs %+v", doc2.Lifetimes, doc.Lifetimes)
 	}
@@ -58,7 +57,7 @@ func TestEnergyCommand(t *testing.T) {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
 	var doc energyJSON
-	if err := json.Unmarshal([]byte(out), &doc); err != nil {
+	if err := unmarshalResult([]byte(out), &doc); err != nil {
 		t.Fatal(err)
 	}
 	if len(doc.Points) != 4 || doc.Params.LinkPJPerBit != 0.5 || doc.Points[0].MJPerToken <= 0 || doc.Points[0].RouteLinkMJPerToken["direct"] <= 0 {

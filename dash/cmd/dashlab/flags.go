@@ -1,11 +1,13 @@
 package main
 
 import (
+	"encoding/csv"
 	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 
 	"github.com/dashlab/dashlab/dash/unit"
@@ -74,10 +76,43 @@ func checkFormat(f string) error {
 	return nil
 }
 
+// checkTableFormat accepts table, json and csv (for commands whose result is a table).
+func checkTableFormat(f string) error {
+	if f != "table" && f != "json" && f != "csv" {
+		return fmt.Errorf("%w: --format %q: want table, json or csv", errUsage, f)
+	}
+	return nil
+}
+
+// writeCSV writes a header and rows as RFC 4180 CSV.
+func writeCSV(w io.Writer, header []string, rows [][]string) error {
+	cw := csv.NewWriter(w)
+	if err := cw.Write(header); err != nil {
+		return err
+	}
+	if err := cw.WriteAll(rows); err != nil {
+		return err
+	}
+	return cw.Error()
+}
+
+// csvFloat writes a float for CSV: shortest exact form.
+func csvFloat(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }
+
+// SchemaVersion is the version of the JSON every command writes with --format json:
+// {"schema_version": N, "result": ...}, snake_case keys with the unit in the name
+// where it is not obvious (ttft_ns, bytes, decode_throughput_tok_s). It changes when
+// a key is renamed or removed.
+const SchemaVersion = 1
+
+// writeJSON writes v as indented JSON in the versioned envelope.
 func writeJSON(w io.Writer, v any) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
-	return enc.Encode(v)
+	return enc.Encode(struct {
+		SchemaVersion int `json:"schema_version"`
+		Result        any `json:"result"`
+	}{SchemaVersion, v})
 }
 
 // table prints aligned columns.

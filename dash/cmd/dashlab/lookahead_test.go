@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"strings"
 	"testing"
 )
@@ -16,7 +15,7 @@ func TestLookaheadCheck(t *testing.T) {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
 	var reps []map[string]any
-	if err := json.Unmarshal([]byte(out), &reps); err != nil || len(reps) != 1 {
+	if err := unmarshalResult([]byte(out), &reps); err != nil || len(reps) != 1 {
 		t.Fatalf("json: %v\n%s", err, out)
 	}
 	if reps[0]["eligible"] != false || !strings.Contains(reps[0]["reason"].(string), "bias") {

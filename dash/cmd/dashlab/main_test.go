@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -22,7 +21,7 @@ func TestModelsJSON(t *testing.T) {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
 	var rows []map[string]any
-	if err := json.Unmarshal([]byte(out), &rows); err != nil {
+	if err := unmarshalResult([]byte(out), &rows); err != nil {
 		t.Fatal(err)
 	}
 	if len(rows) != 10 {
@@ -66,10 +65,10 @@ func TestRunJSON(t *testing.T) {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
 	var r map[string]any
-	if err := json.Unmarshal([]byte(out), &r); err != nil {
+	if err := unmarshalResult([]byte(out), &r); err != nil {
 		t.Fatal(err)
 	}
-	for _, k := range []string{"TTFT", "TPOT", "E2E", "Throughput", "DecodeThroughput", "Links", "Routes"} {
+	for _, k := range []string{"ttft_ns", "tpot_ns", "e2e_ns", "throughput_tok_s", "decode_throughput_tok_s", "links", "routes"} {
 		if _, ok := r[k]; !ok {
 			t.Errorf("result lacks %s", k)
 		}
@@ -81,10 +80,13 @@ func TestReproduceJSON(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
-	var rows []map[string]any
-	if err := json.Unmarshal([]byte(out), &rows); err != nil {
+	var doc struct {
+		Rows []map[string]any `json:"rows"`
+	}
+	if err := unmarshalResult([]byte(out), &doc); err != nil {
 		t.Fatal(err)
 	}
+	rows := doc.Rows
 	if len(rows) != 6 {
 		t.Fatalf("%d rows", len(rows))
 	}

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -17,7 +16,7 @@ func TestOffloadJSON(t *testing.T) {
 		Evaluations []map[string]any `json:"evaluations"`
 		CoreCurve   []map[string]any `json:"core_curve"`
 	}
-	if err := json.Unmarshal([]byte(out), &doc); err != nil {
+	if err := unmarshalResult([]byte(out), &doc); err != nil {
 		t.Fatal(err)
 	}
 	if len(doc.Evaluations) != 2 || len(doc.CoreCurve) == 0 {

@@ -17,9 +17,10 @@ func init() {
 }
 
 func runReproduce(args []string, _ io.Reader, stdout, stderr io.Writer) error {
-	fs := newFlags("reproduce", "reproduce [--only PREFIX] [--format table|json] [--workers N] [--out DIR]", stderr)
+	fs := newFlags("reproduce", "reproduce [--only PREFIX] [--format table|json|csv] [--perf] [--workers N] [--out DIR]", stderr)
 	only := fs.String("only", "", "reproduce only the ids that start with PREFIX (e.g. fig9, table2.)")
-	format := fs.String("format", "table", "output format: table or json")
+	format := fs.String("format", "table", "output format: table, json or csv (one row per paper id)")
+	perf := fs.Bool("perf", false, "with --format json: add each group's wall time (elapsed_s), which differs from run to run")
 	workers := fs.Int("workers", 0, "simulations run at once (0: one per CPU)")
 	out := fs.String("out", "", "also write the HTML report, DIR/index.html: every figure, the full table and the timings, one offline page")
 	if err := parse(fs, args); err != nil {
@@ -28,7 +29,7 @@ func runReproduce(args []string, _ io.Reader, stdout, stderr io.Writer) error {
 	if err := noArgs(fs); err != nil {
 		return err
 	}
-	if err := checkFormat(*format); err != nil {
+	if err := checkTableFormat(*format); err != nil {
 		return err
 	}
 	if err := checkWorkers(*workers); err != nil {
@@ -49,14 +50,32 @@ func runReproduce(args []string, _ io.Reader, stdout, stderr io.Writer) error {
 		}
 		fmt.Fprintf(stderr, "dashlab reproduce: wrote %s\n", path)
 	}
-	if *format == "json" {
+	switch *format {
+	case "json":
 		if rep.Rows == nil {
 			rep.Rows = []reproduce.Row{}
 		}
-		if jerr := writeJSON(stdout, rep.Rows); jerr != nil {
-			return jerr
+		out := reproduceJSON{Rows: rep.Rows}
+		if *perf {
+			out.ElapsedS = map[string]float64{}
+			for g, d := range rep.Elapsed {
+				out.ElapsedS[g] = d.Seconds()
+			}
 		}
-		return err
+		return errors.Join(writeJSON(stdout, out), err)
+	case "csv":
+		var rows [][]string
+		for _, r := range rep.Rows {
+			sim, dev, pass := "", "", ""
+			if r.Simulated != nil {
+				sim, dev = csvFloat(*r.Simulated), csvFloat(*r.Deviation)
+			}
+			if r.Pass != nil {
+				pass = fmt.Sprint(*r.Pass)
+			}
+			rows = append(rows, []string{r.ID, r.Unit, r.Section, csvFloat(r.Paper), sim, dev, csvFloat(r.Tolerance), pass, r.Reading, r.Detail})
+		}
+		return errors.Join(writeCSV(stdout, []string{"id", "unit", "section", "paper", "simulated", "deviation", "tolerance", "pass", "reading", "detail"}, rows), err)
 	}
 	t := &table{}
 	t.add("id", "unit", "paper", "simulated", "deviation", "tolerance", "pass")
@@ -94,4 +113,11 @@ func signed(x float64) string {
 		s = "+" + s
 	}
 	return s
+}
+
+// reproduceJSON is the JSON result of reproduce: every row and, with --perf, each
+// group's wall time.
+type reproduceJSON struct {
+	Rows     []reproduce.Row    `json:"rows"`
+	ElapsedS map[string]float64 `json:"elapsed_s,omitempty"`
 }
