@@ -59,18 +59,9 @@
 //
 // A GoNB cell runs as its own program, so "once per notebook" cannot be tracked in Go
 // state. Instead a notebook displays LibraryHTML in its first display cell and each chart
-// with Snippet afterwards; the cells call gonbui themselves (this package does not import
-// GoNB, so the module does not depend on the kernel). The helper the notebooks declare:
-//
-//	func show(html template.HTML, err error) {
-//		if err != nil {
-//			panic(err) // fails the cell, and so a headless run
-//		}
-//		gonbui.DisplayHTML(string(html))
-//		gonbui.Sync() // without it, output can be lost when the cell's program exits
-//	}
-//
-// and then show(charts.LibraryHTML(), nil) once and show(charts.Snippet(c)) per chart.
+// with Snippet afterwards. The notebooks' helper package (notebooks/nb, which imports
+// GoNB's gonbui) does both: nb.Library() once, then nb.Show(charts.Snippet(c)),
+// nb.ShowFig(fig, err) per chart or figure; this package itself does not import GoNB.
 // A chart whose script runs before the library shows a message in place of the chart
 // instead of failing silently.
 package charts

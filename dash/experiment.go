@@ -118,6 +118,13 @@ func (b ExperimentBuilder) Routing(r RoutingSpec) ExperimentBuilder { b.workload
 // Execution replaces the execution switches.
 func (b ExperimentBuilder) Execution(e ExecutionSpec) ExperimentBuilder { b.execution = e; return b }
 
+// LaunchOnlyOverhead keeps only the launch floor of each operator's fixed overhead
+// (ExecutionSpec.LaunchOnlyOverhead), on or off.
+func (b ExperimentBuilder) LaunchOnlyOverhead(on bool) ExperimentBuilder {
+	b.execution.LaunchOnlyOverhead = on
+	return b
+}
+
 // Lookahead turns early expert determination on or off.
 func (b ExperimentBuilder) Lookahead(on bool) ExperimentBuilder { b.execution.Lookahead = on; return b }
 

@@ -1,8 +1,15 @@
-// Package nb holds the little glue the dashlab notebooks share beyond the charts
-// package: parallel sweeps of catalogue experiments with the notebooks' knobs applied,
-// and traced runs.
-// It imports only the engine and reference packages (not GoNB), so the module does not
-// depend on the kernel.
+// Package nb is what the dashlab notebooks share: the display helpers (Library, Show,
+// ShowFig, MD, Must, through GoNB's gonbui), composable knobs (With, TRead, PageSize,
+// ...), parallel sweeps of catalogue experiments (Grid, LengthGrid, Sweep) whose points
+// carry their own case, and traced runs. A notebook's setup is its imports:
+//
+//	import (
+//		"github.com/dashlab/dashlab/charts"
+//		"github.com/dashlab/dashlab/notebooks/nb"
+//	)
+//
+// Notebooks read numbers from the harness's summaries (reproduce.SummariseFig9, the
+// lookahead pairs, ...), never from rendered figures.
 package nb
 
 import (
@@ -85,7 +92,8 @@ func Trace(c Case, pass, layer int) (charts.NamedResult, error) {
 }
 
 // Knobs are the memory-system parameters the notebooks expose; a zero field keeps the
-// paper's value. Apply returns them as a Case.Modify function.
+// paper's value. Apply returns them as a Case.Modify function (With composes the same
+// knobs one at a time).
 type Knobs struct {
 	TRead, TProg  unit.Duration
 	PageSize      unit.Bytes
