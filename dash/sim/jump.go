@@ -6,7 +6,6 @@ import (
 	"github.com/dashlab/dashlab/dash/unit"
 	"hash/maphash"
 	"slices"
-	"unsafe"
 )
 
 // Exact periodic jumps.
@@ -135,16 +134,16 @@ func (e *engine) maybeJump(id int32) {
 }
 
 // counterVisitor sees every accumulating or decreasing integer of the
-// state. remaining marks the decreasing progress counters (work not yet
-// issued), which bound a jump.
-type counterVisitor func(p *int64, remaining bool)
+// state and returns its new value (the value itself to leave it). remaining
+// marks the decreasing progress counters (work not yet issued), which bound
+// a jump.
+type counterVisitor func(v int64, remaining bool) int64
 
 // visit passes an integer field of any int64-based type (unit.Bytes,
-// unit.Duration, int64) to f. The field is viewed in place as an int64,
-// which has the same representation; copying it into a local instead would
-// make every visit allocate, and visits run at every snapshot.
+// unit.Duration, int64) to f by value and stores what f returns: no
+// pointer conversion, no allocation.
 func visit[T ~int64](f counterVisitor, p *T, remaining bool) {
-	f((*int64)(unsafe.Pointer(p)), remaining)
+	*p = T(f(int64(*p), remaining))
 }
 
 // visitCounters enumerates, in a fixed order, every counter of the state.
@@ -205,7 +204,7 @@ func (e *engine) visitGlobalCounters(f counterVisitor) {
 }
 
 func (e *engine) counters(dst []int64) []int64 {
-	e.visitCounters(func(p *int64, _ bool) { dst = append(dst, *p) })
+	e.visitCounters(func(v int64, _ bool) int64 { dst = append(dst, v); return v })
 	return dst
 }
 
@@ -215,7 +214,7 @@ func (e *engine) jumpCount(before, after []int64) int64 {
 	m := int64(1 << 62)
 	i := 0
 	progress := false
-	e.visitCounters(func(p *int64, remaining bool) {
+	e.visitCounters(func(v int64, remaining bool) int64 {
 		if remaining {
 			d := before[i] - after[i] // consumed per period
 			switch {
@@ -228,6 +227,7 @@ func (e *engine) jumpCount(before, after []int64) int64 {
 			}
 		}
 		i++
+		return v
 	})
 	if !progress || m < 1 {
 		return 0
@@ -238,9 +238,10 @@ func (e *engine) jumpCount(before, after []int64) int64 {
 // applyJump advances the state by m periods of length period.
 func (e *engine) applyJump(m int64, period Time, before, after []int64) {
 	i := 0
-	e.visitCounters(func(p *int64, _ bool) {
-		*p += m * (after[i] - before[i])
+	e.visitCounters(func(v int64, _ bool) int64 {
+		v += m * (after[i] - before[i])
 		i++
+		return v
 	})
 	dt, ok := unit.CheckedMul(Time(m), period)
 	if !ok {
@@ -530,9 +531,10 @@ func layersAhead(sig []uint64, l, period int) int {
 // time each, the global counters growing as between before and after.
 func (e *engine) skipLayers(m, period, opsPer int, d Time, before, after []int64) {
 	i := 0
-	e.visitGlobalCounters(func(p *int64, _ bool) {
-		*p += int64(m) * (after[i] - before[i])
+	e.visitGlobalCounters(func(v int64, _ bool) int64 {
+		v += int64(m) * (after[i] - before[i])
 		i++
+		return v
 	})
 	dt, ok := unit.CheckedMul(Time(m), d)
 	if !ok {
@@ -600,9 +602,10 @@ func (e *engine) atTail() {
 	j.buf = e.encodeMode(j.buf, true)
 	if o, ok := j.tails[string(j.buf)]; ok {
 		i := 0
-		e.visitGlobalCounters(func(p *int64, _ bool) {
-			*p += o.delta[i]
+		e.visitGlobalCounters(func(v int64, _ bool) int64 {
+			v += o.delta[i]
 			i++
+			return v
 		})
 		e.shiftTimes(o.d)
 		e.idle()

@@ -264,7 +264,7 @@ func (e *engine) report(r *Result) {
 
 // globalCounters appends the statistics that outlive a pass.
 func (e *engine) globalCounters(dst []int64) []int64 {
-	e.visitGlobalCounters(func(p *int64, _ bool) { dst = append(dst, *p) })
+	e.visitGlobalCounters(func(v int64, _ bool) int64 { dst = append(dst, v); return v })
 	return dst
 }
 
@@ -272,9 +272,10 @@ func (e *engine) globalCounters(dst []int64) []int64 {
 // and the increments of every statistic.
 func (e *engine) replay(d Time, delta []int64) {
 	i := 0
-	e.visitGlobalCounters(func(p *int64, _ bool) {
-		*p += delta[i]
+	e.visitGlobalCounters(func(v int64, _ bool) int64 {
+		v += delta[i]
 		i++
+		return v
 	})
 	e.shiftTimes(d)
 	e.replayed++
