@@ -2,6 +2,16 @@
 // DASH memory system (HBM and High-Bandwidth Flash stacks attached to a GPU
 // over UCIe, with direct, relay and HBM-HBF paths) for MoE inference.
 //
+// # Where it sits
+//
+// Data flow one way through dashlab: spec -> Build -> engine -> harness summary ->
+// charts / CLI / notebooks. This package is the first two steps: specs (plain values,
+// decoded strictly, each with Validate) and [ExperimentBuilder.Build], which validates
+// everything and plans the placement into an immutable [Experiment]. Package sim runs
+// an Experiment into a sim.Result; reference/reproduce summarises results against the
+// paper (reference/summary); package charts draws the summaries. Nothing here knows a
+// paper number or a catalogue id: package reference resolves ids ([Catalogue]).
+//
 // # Specs
 //
 // Everything the simulator takes is a plain value with yaml tags, decoded

@@ -1,6 +1,13 @@
 // Package sim is the event-driven simulator of DASH MoE inference: a GPU
 // running one operator at a time, fed by HBM and HBF stacks over UCIe links.
 //
+// # Where it sits
+//
+// In the flow spec -> Build -> engine -> harness summary -> charts, this package is the
+// engine: Run and RunWith take a built dash.Experiment and return a [Result] (typed,
+// JSON with snake_case keys and units in names). It never reads the paper's numbers;
+// reference/reproduce runs it and summarises, package charts draws.
+//
 // # The memory system
 //
 // Every resource has its own timeline: each direction of each link (GPU-HBM,
