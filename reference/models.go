@@ -29,43 +29,34 @@ var Fig1ModelIDs = append(append([]string(nil), PaperModelIDs...), "kimi-k2", "g
 // DeepSeek-V2 is used only for the lookahead study.
 var Fig9ModelIDs = PaperModelIDs[:5]
 
-var catalogue = sync.OnceValues(func() (map[string]dash.ModelSpec, error) {
+// modelCache holds decoded model files by id; a file is read, decoded strictly and
+// validated on first use, so that a command pays only for the models it uses.
+var modelCache sync.Map // id -> modelEntry
+
+type modelEntry struct {
+	spec dash.ModelSpec
+	err  error
+}
+
+// modelFileIDs lists the ids of models/*.yaml, from the file names.
+func modelFileIDs() []string {
 	entries, err := modelFiles.ReadDir("models")
 	if err != nil {
-		return nil, err
+		return nil
 	}
-	out := map[string]dash.ModelSpec{}
+	var ids []string
 	for _, e := range entries {
-		name := path.Join("models", e.Name())
-		data, err := modelFiles.ReadFile(name)
-		if err != nil {
-			return nil, err
-		}
-		var m dash.ModelSpec
-		if err := dash.DecodeStrictBytes(data, name, &m); err != nil {
-			return nil, err
-		}
-		if want := strings.TrimSuffix(e.Name(), ".yaml"); m.ID != want {
-			return nil, fmt.Errorf("%s: id %q does not match the file name", name, m.ID)
-		}
-		if err := m.Validate(); err != nil {
-			return nil, fmt.Errorf("%s: %w", name, err)
-		}
-		out[m.ID] = m
+		ids = append(ids, strings.TrimSuffix(e.Name(), ".yaml"))
 	}
-	return out, nil
-})
+	return ids
+}
 
 // ModelIDs lists the catalogue: the paper's six models in Table II order,
 // then the others alphabetically.
 func ModelIDs() []string {
-	cat, err := catalogue()
-	if err != nil {
-		return nil
-	}
 	ids := slices.Clone(PaperModelIDs)
 	var rest []string
-	for id := range cat {
+	for _, id := range modelFileIDs() {
 		if !slices.Contains(ids, id) {
 			rest = append(rest, id)
 		}
@@ -76,15 +67,35 @@ func ModelIDs() []string {
 
 // Model returns the catalogue model with the given id.
 func Model(id string) (dash.ModelSpec, error) {
-	cat, err := catalogue()
-	if err != nil {
-		return dash.ModelSpec{}, fmt.Errorf("model catalogue: %w", err)
+	if v, ok := modelCache.Load(id); ok {
+		e := v.(modelEntry)
+		return e.spec, e.err
 	}
-	m, ok := cat[id]
-	if !ok {
-		return dash.ModelSpec{}, fmt.Errorf("unknown model %q (known: %s)", id, strings.Join(ModelIDs(), ", "))
+	if !slices.Contains(modelFileIDs(), id) {
+		return dash.ModelSpec{}, &UnknownError{Kind: "model", ID: id, Known: ModelIDs()}
 	}
-	return m, nil
+	name := path.Join("models", id+".yaml")
+	var e modelEntry
+	data, err := modelFiles.ReadFile(name)
+	switch {
+	case err != nil:
+		e.err = err
+	default:
+		e.err = dash.DecodeStrictBytes(data, name, &e.spec)
+	}
+	if e.err == nil && e.spec.ID != id {
+		e.err = fmt.Errorf("%s: id %q does not match the file name", name, e.spec.ID)
+	}
+	if e.err == nil {
+		if err := e.spec.Validate(); err != nil {
+			e.err = fmt.Errorf("%s: %w", name, err)
+		}
+	}
+	if e.err != nil {
+		e.err = fmt.Errorf("model catalogue: %w", e.err)
+	}
+	modelCache.Store(id, e)
+	return e.spec, e.err
 }
 
 // MustModel is Model for notebooks and examples: it panics on error.
