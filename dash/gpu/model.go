@@ -207,7 +207,7 @@ func bytesOf(b float64) unit.Bytes {
 func (m *Model) Predict(op Op) Prediction {
 	op = normalize(op)
 	if op.Kind < GEMM || op.Kind > Route {
-		return Prediction{Latency: seconds(m.floor), Overhead: seconds(m.floor), Extrapolated: true}
+		return Prediction{Latency: seconds(m.floor), Overhead: seconds(m.floor), LaunchFloor: seconds(m.floor), Extrapolated: true}
 	}
 	w := workOf(op)
 	op16 := op
@@ -248,6 +248,7 @@ func (m *Model) Predict(op Op) Prediction {
 		Latency:         seconds(total),
 		Compute:         seconds(compute),
 		Overhead:        seconds(overhead),
+		LaunchFloor:     min(seconds(overhead), seconds(m.floor)),
 		WeightBytes:     bytesOf(w.weight),
 		ActivationBytes: bytesOf(w.act),
 		KVBytes:         bytesOf(w.kv),

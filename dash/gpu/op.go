@@ -138,6 +138,11 @@ type Prediction struct {
 	// stream: kernel start inside a CUDA graph, plus, for a memory-bound
 	// op, its pipeline fill and tail (see the package documentation).
 	Overhead unit.Duration
+	// LaunchFloor is the part of Overhead that is the kernel start alone (the
+	// profile's launch floor): what a memory-bound op costs beyond its data
+	// when pipeline fill and tail are assumed hidden
+	// (dash.ExecutionSpec.LaunchOnlyOverhead). At most Overhead.
+	LaunchFloor unit.Duration
 	// WeightBytes, ActivationBytes and KVBytes are the bytes the op reads:
 	// weights in their stored dtype, activations read and written, KV cache
 	// read.

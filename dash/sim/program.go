@@ -196,10 +196,8 @@ func (b *programBuilder) predict(op gpu.Op) (compute, overhead unit.Duration) {
 		}
 		b.extrapolated[describeOp(op)] = true
 	}
-	if b.launchOnly && p.Latency-p.Overhead > p.Compute { // memory-bound
-		if lf, ok := b.timing.(interface{ LaunchFloor() unit.Duration }); ok && p.Overhead > lf.LaunchFloor() {
-			return p.Compute, lf.LaunchFloor()
-		}
+	if b.launchOnly && p.Latency-p.Overhead > p.Compute && p.Overhead > p.LaunchFloor { // memory-bound
+		return p.Compute, p.LaunchFloor
 	}
 	return p.Compute, p.Overhead
 }
