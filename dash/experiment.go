@@ -245,6 +245,19 @@ func (b ExperimentBuilder) Build() (Experiment, error) {
 	return Experiment{e: e}, nil
 }
 
+// ResolvedSystem returns the memory system Build would use: the system (resolved
+// through the catalogue when given by id) with every knob applied, in call order.
+func (b ExperimentBuilder) ResolvedSystem() (SystemSpec, error) {
+	r, errs := b.resolve()
+	if len(errs) > 0 {
+		return SystemSpec{}, errors.Join(errs...)
+	}
+	if !r.hasSystem {
+		return SystemSpec{}, errors.New("system: not set (use System or SystemID)")
+	}
+	return r.system, nil
+}
+
 // resolve looks the builder's ids up in its catalogue and applies the system knobs;
 // each failed lookup is an error naming the field.
 func (b ExperimentBuilder) resolve() (ExperimentBuilder, []error) {

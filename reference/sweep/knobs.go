@@ -60,6 +60,8 @@ func (k Knobs) apply(s dash.SystemSpec) dash.SystemSpec {
 	if r, err := dash.ParseReading(k.Reading); err == nil && k.Reading != "" {
 		b = b.Reading(r)
 	}
-	b.Modify(func(out *dash.SystemSpec) { s = *out })
+	if out, err := b.ResolvedSystem(); err == nil {
+		return out
+	}
 	return s
 }
