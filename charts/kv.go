@@ -8,6 +8,7 @@ import (
 	"github.com/dashlab/dashlab/dash"
 	"github.com/dashlab/dashlab/dash/lookahead"
 	"github.com/dashlab/dashlab/dash/sim"
+	"github.com/dashlab/dashlab/dash/unit"
 	"github.com/dashlab/dashlab/reference/summary"
 )
 
@@ -148,6 +149,23 @@ func Fig12(r *summary.Fig12Result) (Figure, error) {
 				return Figure{}, err
 			}
 			fig.Rows = append(fig.Rows, row)
+		}
+	}
+	for _, rd := range dash.Readings() {
+		pts := r.Sweep(summary.Fig12PageSize, rd)
+		if n := len(pts); n > 2 && pts[n-1].Normalized > pts[n-2].Normalized {
+			fig.Notes = append(fig.Notes, fmt.Sprintf("%v reading: the page-size trend turns at %s (%.3f against %.3f at %s). "+
+				"The HBF transfer chunk is half a page wave (32 MiB at 32 KiB pages), coarser than the HBF share of a replicated attention projection at B = 1, "+
+				"so that share's start-up (sense, TSV fill and link crossing of one chunk) grows; on a 4K/2K decode the attention-projection time goes from 4.0 s to 7.1 s between 16 and 32 KiB.",
+				rd, pts[n-1].Label, pts[n-1].Normalized, pts[n-2].Normalized, pts[n-2].Label))
+		}
+		for _, x := range r.Sweep(summary.Fig12TProg, rd) {
+			if x.Value == 5000 && x.ProgramBusy > 0 {
+				stacks := max(1, len(x.Result.HBF))
+				fig.Notes = append(fig.Notes, fmt.Sprintf("%v reading, t_PROG %s: %v of stall against %v of programming per stack (%.0f%% exposed): "+
+					"at 1M tokens the decode step reads HBF almost continuously (experts, replicated-weight shares, the global layers' HBF-resident KV), so little of a program hides.",
+					rd, x.Label, x.Stall, x.ProgramBusy/unit.Duration(stacks), 100*x.Stall.Seconds()/(x.ProgramBusy.Seconds()/float64(stacks))))
+			}
 		}
 	}
 	fig.Notes = append(fig.Notes,
