@@ -45,9 +45,12 @@ func TestKubernetesExample(t *testing.T) {
 	if n == nil || of == nil || n[1] != of[1] || n[1] != "4" || job.Spec.Completions != 4 {
 		t.Errorf("shard count, part names and completions disagree: %q, completions %d", cmd, job.Spec.Completions)
 	}
-	spec := regexp.MustCompile(`--spec /opt/dashlab/(\S+)`).FindStringSubmatch(cmd)
+	spec := regexp.MustCompile(`--spec (reference/sweeps/\S+)`).FindStringSubmatch(cmd)
 	if spec == nil {
-		t.Fatalf("no --spec under /opt/dashlab in %q", cmd)
+		t.Fatalf("no --spec of a shipped sweep in %q", cmd)
+	}
+	if c := job.Spec.Template.Spec.Containers[0].Command; len(c) == 0 || c[0] != "dashlab-entrypoint" {
+		t.Errorf("the job does not run the image's entry point: %v", c)
 	}
 	if _, err := LoadSpec("../../" + spec[1]); err != nil {
 		t.Errorf("the job's spec: %v", err)

@@ -49,9 +49,10 @@ if [ -n "${DASHLAB_IMAGE:-}" ]; then
     echo "dashlab-sweep: DASHLAB_IMAGE is set but neither apptainer nor singularity is installed" >&2
     exit 1
   }
-  # The image holds the module at /opt/dashlab with Go; its entry point runs a command.
+  # The image's entry point runs a command in the repository inside the image ($DASHLAB_ROOT,
+  # with Go); the image is read-only under Apptainer, so Go's build cache goes to /tmp.
   exec "$runner" exec --bind "$(dirname "$(realpath "$SWEEP_SPEC")")" --bind "$(realpath "$SWEEP_OUT")" \
-    --pwd /opt/dashlab "$DASHLAB_IMAGE" /opt/dashlab/docker/entrypoint.sh \
+    --env GOCACHE="/tmp/dashlab-gocache-${SLURM_JOB_ID:-0}" "$DASHLAB_IMAGE" dashlab-entrypoint \
     go run ./dash/cmd/dashlab "${args[@]}"
 fi
 exec "${DASHLAB:-dashlab}" "${args[@]}"
