@@ -34,6 +34,15 @@ type Kind interface {
 	Run(ctx context.Context, p Point) (Outcome, error)
 }
 
+// WorkloadKind is a kind that sets the experiment's workload itself (a
+// serving kind sizes it for its scheduler's largest pass): the point's
+// workload is replaced by what Workload returns before it is validated.
+type WorkloadKind interface {
+	Kind
+	// Workload returns the point's workload.
+	Workload(p Point) dash.WorkloadSpec
+}
+
 // Outcome is what a point's run gives.
 type Outcome struct {
 	// Metrics are the values, in the kind's Metrics order.

@@ -465,6 +465,9 @@ func (p *Plan) materialize(digits []int) Point {
 			}
 		}
 	}
+	if wk, ok := p.kind.(WorkloadKind); ok {
+		pt.File.Workload = wk.Workload(pt)
+	}
 	pt.System = p.systems[pt.File.System]
 	for _, set := range sysSets {
 		set(&pt.System)
