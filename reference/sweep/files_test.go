@@ -7,6 +7,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -217,5 +218,22 @@ func TestTableFindAndHeat(t *testing.T) {
 	}
 	if _, err := tb.Heat("overrides.hbf.t_read", "system", "decode_throughput_tok_per_s"); err == nil {
 		t.Errorf("a heat map over a varying third axis succeeded")
+	}
+}
+
+// Two runs never append to one output.
+func TestRunFileLocked(t *testing.T) {
+	p := compileYAML(t, tinySpec)
+	path := filepath.Join(t.TempDir(), "locked.csv")
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE, 0o644)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if err := lockFile(f); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := RunFile(context.Background(), p, path, RunOptions{}); err == nil || !strings.Contains(err.Error(), "another run") {
+		t.Errorf("a second run into a locked file: %v", err)
 	}
 }

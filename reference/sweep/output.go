@@ -142,8 +142,25 @@ type journalWriter struct {
 // openJournal reads an existing journal (dropping a torn last row) and
 // opens it for appending, writing the header to a new one.
 func openJournal(path string, lf lineFormat, h Header, admit func(Row) error) (*journalWriter, error) {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
+	if err != nil {
+		return nil, err
+	}
+	if err := lockFile(f); err != nil {
+		f.Close()
+		return nil, err
+	}
+	w, err := resumeJournal(f, path, lf, h, admit)
+	if err != nil {
+		f.Close()
+	}
+	return w, err
+}
+
+// resumeJournal reads the locked journal f (dropping a torn last row).
+func resumeJournal(f *os.File, path string, lf lineFormat, h Header, admit func(Row) error) (*journalWriter, error) {
 	good := int64(0)
-	if _, err := os.Stat(path); err == nil {
+	if st, err := f.Stat(); err == nil && st.Size() > 0 {
 		s, err := scanLines(path, lf, admit)
 		if err != nil {
 			return nil, err
@@ -153,14 +170,10 @@ func openJournal(path string, lf lineFormat, h Header, admit func(Row) error) (*
 		}
 		good = s.good
 		if s.torn {
-			if err := os.Truncate(path, good); err != nil {
+			if err := f.Truncate(good); err != nil {
 				return nil, err
 			}
 		}
-	}
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
-	if err != nil {
-		return nil, err
 	}
 	w := &journalWriter{f: f, lf: lf, h: h}
 	if good == 0 {
