@@ -39,7 +39,7 @@ func EnduranceFigure(res *summary.EnduranceResult) (Figure, error) {
 	}
 	m := res.Measurement
 	table := HTMLTable("Inputs", []string{"Term", "Value", "Source"}, [][]string{
-		{"C_KV (KV-owned HBF capacity)", fmt.Sprintf("%.1f GB", m.KVCapacity.GB()), "HBF capacity less the weights the placement puts there"},
+		{"C_KV (KV-owned HBF capacity)", fmt.Sprintf("%.1f GB", m.KVCapacity.GB()), "KV-owned superblocks of the engine's flash model (HBF less the weight-owned superblocks)"},
 		{"R_HBF (KV write rate at full load)", fmt.Sprintf("%.3f GB/s", m.WriteRate.GBps()), m.WriteRateSource},
 		{"A_W (write amplification)", fmt.Sprintf("%g", m.WriteAmplification), m.WASource},
 	})

@@ -5,13 +5,15 @@
 //
 // where
 //
-//   - C_KV is the HBF capacity the KV cache owns: every HBF stack's capacity
-//     less the weights placed on it. Wear levelling spreads writes over it.
+//   - C_KV is the HBF capacity the KV cache owns: the KV-owned superblocks
+//     of the engine's flash model (every HBF stack's capacity less the
+//     weight-owned superblocks). Wear levelling spreads writes over it.
 //   - E_SLC is the program/erase cycles a block endures (SLC-mode NAND:
 //     tens of thousands to 100K; [PECycles] sweeps 3K to 100K).
-//   - A_W is the write amplification: bytes the NAND programs per byte the
+//   - A_W is the write amplification: pages the NAND programs per page the
 //     host writes, 1 without garbage collection, above 1 when GC relocates
-//     valid pages before erasing a block.
+//     valid pages before erasing a block; measured by the engine's flash
+//     management ([MeasuredWA]).
 //   - R_HBF is the KV bytes written into HBF per second at full load: direct
 //     prefill KV writes and HBM-to-HBF writebacks, measured by the engine
 //     (per-route byte counters over the simulated time).

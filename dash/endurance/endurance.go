@@ -109,19 +109,49 @@ func (m Measurement) Inputs(peCycles, utilization float64) Inputs {
 		WriteRate: m.WriteRate, Utilization: utilization}
 }
 
+// MeasuredWA is the write amplification the engine's flash management
+// (garbage collection over KV-owned superblocks) measured in a run, with a
+// description; ok is false when the run programmed no KV page.
+func MeasuredWA(r sim.Result) (wa float64, source string, ok bool) {
+	f := r.Flash
+	if f.HostPages <= 0 || f.WriteAmplification < 1 {
+		return 0, "", false
+	}
+	return f.WriteAmplification, fmt.Sprintf("measured by the engine's flash management: %d KV pages programmed, %d relocated by garbage collection, %d superblock erases",
+		f.HostPages, f.RelocatedPages, f.Erases), true
+}
+
+// KVCapacityOf is C_KV from a run's flash model: the KV-owned superblocks
+// of every HBF stack (a stack's superblocks less the weight-owned ones), or
+// KVCapacity of the plan when the run has no flash model.
+func KVCapacityOf(r sim.Result, p dash.Plan) unit.Bytes {
+	f := r.Flash
+	if f.Superblocks > f.WeightSuperblocks && f.SuperblockBytes > 0 && len(r.HBF) > 0 {
+		return unit.Bytes(len(r.HBF)*(f.Superblocks-f.WeightSuperblocks)) * f.SuperblockBytes
+	}
+	return KVCapacity(p)
+}
+
 // FromFixedBatch measures R_HBF as a fixed-batch run's HBF writes over its
-// simulated time (a backlogged, full-load run) and C_KV from its plan.
-// A_W is wa, from source.
+// simulated time (a backlogged, full-load run) and C_KV from its flash
+// model (or plan). A_W is wa from waSource, or, when wa is 0, the run's
+// own measured write amplification ([MeasuredWA]).
 func FromFixedBatch(r sim.Result, p dash.Plan, wa float64, waSource string) (Measurement, error) {
 	if r.E2E <= 0 {
 		return Measurement{}, fmt.Errorf("run %s has no simulated time", r.Name)
+	}
+	if wa == 0 {
+		var ok bool
+		if wa, waSource, ok = MeasuredWA(r); !ok {
+			return Measurement{}, fmt.Errorf("run %s programmed no KV page into HBF: its write amplification is not measured (give A_W)", r.Name)
+		}
 	}
 	w := WrittenBytes(r)
 	return Measurement{
 		WriteRate: unit.BytesPerSecond(float64(w) / r.E2E.Seconds()),
 		WriteRateSource: fmt.Sprintf("fixed-batch run %s B=%d %d/%d on %s: %v written to HBF in %v (prefill KV writes and writebacks)",
 			r.Model, r.Batch, r.Prompt, r.Output, r.System, w, r.E2E),
-		KVCapacity:         KVCapacity(p),
+		KVCapacity:         KVCapacityOf(r, p),
 		WriteAmplification: wa,
 		WASource:           waSource,
 	}, nil

@@ -2,8 +2,11 @@ package endurance
 
 import (
 	"math"
+	"strings"
 	"testing"
 
+	"github.com/dashlab/dashlab/dash"
+	"github.com/dashlab/dashlab/dash/sim"
 	"github.com/dashlab/dashlab/dash/unit"
 )
 
@@ -67,5 +70,38 @@ func TestLifetimeRefusesBadInputs(t *testing.T) {
 	idle.WriteRate = 0
 	if s, err := idle.LifetimeSeconds(); err != nil || !math.IsInf(s, 1) {
 		t.Errorf("no writes: %g, %v", s, err)
+	}
+}
+
+func TestMeasuredWriteAmplificationShortensLifetime(t *testing.T) {
+	run := func(host, relocated int64) sim.Result {
+		wa := 0.0
+		if host > 0 {
+			wa = float64(host+relocated) / float64(host)
+		}
+		return sim.Result{Name: "r", E2E: 10 * unit.Second, HBF: make([]sim.HBFStats, 2),
+			Routes: []sim.RouteStats{{Route: "direct_write", Requested: 5 * unit.GB, Delivered: 5 * unit.GB}, {Route: "direct", Delivered: 9 * unit.TB}},
+			Flash:  sim.FlashStats{SuperblockBytes: unit.GiB, Superblocks: 512, WeightSuperblocks: 212, HostPages: host, RelocatedPages: relocated, WriteAmplification: wa}}
+	}
+	var prev = math.Inf(1)
+	for _, relocated := range []int64{0, 10, 50, 200} {
+		m, err := FromFixedBatch(run(100, relocated), dash.Plan{}, 0, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if m.WriteRate.GBps() != 0.5 || m.KVCapacity != 600*unit.GiB || !strings.Contains(m.WASource, "measured") {
+			t.Fatalf("measurement %+v", m)
+		}
+		y, err := m.Inputs(1e4, 0.5).LifetimeYears()
+		if err != nil || !(y < prev) {
+			t.Errorf("%d relocated pages (A_W %g): %g years, not below %g (%v)", relocated, m.WriteAmplification, y, prev, err)
+		}
+		prev = y
+	}
+	if _, err := FromFixedBatch(run(0, 0), dash.Plan{}, 0, ""); err == nil {
+		t.Error("a run that programmed nothing gave a measured A_W")
+	}
+	if m, err := FromFixedBatch(run(0, 0), dash.Plan{}, 2, "given"); err != nil || m.WriteAmplification != 2 {
+		t.Errorf("a given A_W: %+v, %v", m, err)
 	}
 }

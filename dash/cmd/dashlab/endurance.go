@@ -42,7 +42,7 @@ func runEndurance(args []string, _ io.Reader, stdout, stderr io.Writer) error {
 	fs := newFlags("endurance", "endurance [--pe LIST] [--loads LIST] [--wa X] [--system ID] [--batch N] [--prompt N] [--output N] [--reading paper|physical] [--format table|json]", stderr)
 	pe := fs.String("pe", "3000,10000,30000,50000,100000", "program/erase cycles E_SLC, comma-separated")
 	loads := fs.String("loads", "0.5,0.75,0.9", "utilisations u in (0, 1], comma-separated")
-	wa := fs.Float64("wa", reproduce.NoGCWriteAmplification, "write amplification A_W (>= 1); default 1, the no-GC lower bound")
+	wa := fs.Float64("wa", reproduce.MeasureWA, "write amplification A_W (>= 1); default 0: measured by the engine's flash management in the full-load run")
 	c := reproduce.EnduranceCase
 	system := fs.String("system", c.System, "system id the write rate is measured on")
 	batch := fs.Int("batch", c.Batch, "batch of the full-load run (Table III: B_max = 32)")
@@ -67,8 +67,8 @@ func runEndurance(args []string, _ io.Reader, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	waSource := "1: lower bound, no garbage-collection model measured it (the serving/GC wiring is missing)"
-	if flagSet(fs, "wa") {
+	waSource := ""
+	if *wa != reproduce.MeasureWA {
 		waSource = "given with --wa"
 	}
 	reading, err := dash.ParseReading(*readingName)
@@ -92,7 +92,7 @@ func runEndurance(args []string, _ io.Reader, stdout, stderr io.Writer) error {
 	if *format == "json" {
 		return writeJSON(stdout, out)
 	}
-	fmt.Fprintf(stdout, "%s\n  C_KV  = %.1f GB (HBF capacity less the weights placed on it)\n  R_HBF = %.3f GB/s (%s)\n  A_W   = %g (%s)\n\nLifetime in years (rows: load u; columns: P/E cycles)\n\n",
+	fmt.Fprintf(stdout, "%s\n  C_KV  = %.1f GB (KV-owned HBF superblocks of the flash model)\n  R_HBF = %.3f GB/s (%s)\n  A_W   = %g (%s)\n\nLifetime in years (rows: load u; columns: P/E cycles)\n\n",
 		out.Formula, out.KVCapacityGB, out.WriteRateGBps, out.WriteRateSource, out.WriteAmplification, out.WASource)
 	var t table
 	head := []string{"u \\ P/E"}
