@@ -105,3 +105,25 @@ func TestMeasuredWriteAmplificationShortensLifetime(t *testing.T) {
 		t.Errorf("a given A_W: %+v, %v", m, err)
 	}
 }
+
+func TestFromServing(t *testing.T) {
+	m, err := FromServing(0.25, 800*unit.MB, 550*unit.GB, 1, "test", "serving")
+	if err != nil || m.WriteRate.GBps() != 0.2 {
+		t.Fatalf("%+v, %v", m, err)
+	}
+	u, err := Utilization(0.125, 0.25)
+	if err != nil || u != 0.5 {
+		t.Fatalf("u %g, %v", u, err)
+	}
+	y, _ := m.Inputs(1e4, u).LifetimeYears()
+	want := 550e9 * 1e4 / (0.2e9 * 0.5) / SecondsPerYear
+	if math.Abs(y-want) > 1e-9*want {
+		t.Errorf("lifetime %g, want %g", y, want)
+	}
+	if _, err := Utilization(0.3, 0.25); err == nil {
+		t.Error("an offered rate above saturation was accepted")
+	}
+	if _, err := FromServing(0, unit.MB, unit.GB, 1, "", ""); err == nil {
+		t.Error("zero saturation accepted")
+	}
+}
