@@ -204,6 +204,10 @@ func TestTableFindAndHeat(t *testing.T) {
 	if r.Status != StatusOK {
 		t.Fatalf("row %+v", r)
 	}
+	misfit, err := tb.Find("model", "llama4-maverick", "system", "compact-dash", "overrides.hbf.t_read", "3us")
+	if err != nil || misfit.Status != StatusDoesNotFit || !strings.Contains(misfit.Error, "does not fit") {
+		t.Errorf("a capacity refusal: %+v, %v", misfit, err)
+	}
 	if _, err := tb.Find("system", "dash"); err == nil {
 		t.Errorf("an ambiguous find succeeded")
 	}

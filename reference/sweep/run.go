@@ -6,8 +6,9 @@ import (
 	"fmt"
 	"math"
 	"runtime"
-	"strings"
 	"sync"
+
+	"github.com/dashlab/dashlab/dash"
 )
 
 // RunOptions controls [Plan.Run].
@@ -170,13 +171,11 @@ func (p *Plan) runPoint(ctx context.Context, i int) (row Row, ok bool) {
 	return row, true
 }
 
-// capacityError is implemented by typed capacity errors.
-type capacityError interface{ DoesNotFit() bool }
-
-// statusOf tells a capacity refusal from a failure.
+// statusOf tells a capacity refusal (a *dash.CapacityError) from a
+// failure.
 func statusOf(err error) string {
-	var ce capacityError
-	if errors.As(err, &ce) && ce.DoesNotFit() || strings.Contains(err.Error(), "does not fit") {
+	var ce *dash.CapacityError
+	if errors.As(err, &ce) {
 		return StatusDoesNotFit
 	}
 	return StatusFailed
