@@ -182,16 +182,16 @@ func wrapLabels(names []string) []string {
 }
 
 // PrecisionLabel is Table II's "Weight Precision" for a checkpoint layout.
-func PrecisionLabel(layout string) string {
+func PrecisionLabel(layout dash.Layout) string {
 	switch layout {
-	case "bf16":
+	case dash.LayoutBF16:
 		return "BF16"
-	case "int8-mixed":
+	case dash.LayoutINT8Mixed:
 		return "INT8-mixed"
-	case "fp8-mixed":
+	case dash.LayoutFP8Mixed:
 		return "FP8-mixed"
 	}
-	return layout
+	return string(layout)
 }
 
 // Table2 renders the paper's Table II from the model catalogue: for each of its six

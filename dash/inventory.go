@@ -267,7 +267,7 @@ const (
 type invBuilder struct {
 	m       ModelSpec
 	names   invArchNames
-	layout  string
+	layout  Layout
 	tensors []Tensor
 	nameBuf strings.Builder
 	spans   [][2]int // tensors[i].Name = nameBuf.String()[spans[i][0]:spans[i][1]]
@@ -322,12 +322,12 @@ func (b *invBuilder) finish() []Tensor {
 func (b *invBuilder) dtype(r invRole) DType {
 	quantised := r == roleColLinear || r == roleRowLinear
 	switch b.layout {
-	case "int8-mixed":
+	case LayoutINT8Mixed:
 		if quantised {
 			return INT8
 		}
 		return FP32
-	case "fp8-mixed":
+	case LayoutFP8Mixed:
 		switch {
 		case quantised:
 			return FP8
@@ -350,14 +350,14 @@ func (b *invBuilder) add(module, name string, class TensorClass, count int, r in
 	base := strings.TrimSuffix(name, ".weight")
 	t.Scale = true
 	switch b.layout {
-	case "int8-mixed":
+	case LayoutINT8Mixed:
 		rows := int64(1)
 		if r == roleRowLinear {
 			rows = invInt8RowBlocks
 		}
 		t.DType = BF16
 		b.push(t, module, base, ".scales", rows, shape[0])
-	case "fp8-mixed":
+	case LayoutFP8Mixed:
 		t.DType = FP32
 		b.push(t, module, base, ".weight_scale_inv", ceilDiv(shape[0], invFP8Block), ceilDiv(shape[1], invFP8Block))
 	}

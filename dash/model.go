@@ -167,7 +167,7 @@ type CheckpointSpec struct {
 	// attention and expert matrices with BF16 scales, FP32 embedding, router
 	// and norms) or "fp8-mixed" (DeepSeek-V3: FP8 e4m3 linear weights with
 	// FP32 128x128 block scales, BF16 embeddings, head, norms and router).
-	Layout string `yaml:"layout"`
+	Layout Layout `yaml:"layout"`
 }
 
 // Dense reports whether the model has any dense (non-MoE) FFN layer.
@@ -335,7 +335,7 @@ func (m ModelSpec) Validate() error {
 		bad("norm.kind", fmt.Sprintf("%q", m.Norm.Kind), `must be "rmsnorm"`)
 	}
 	switch m.Checkpoint.Layout {
-	case "bf16", "int8-mixed", "fp8-mixed":
+	case LayoutBF16, LayoutINT8Mixed, LayoutFP8Mixed:
 	default:
 		bad("checkpoint.layout", fmt.Sprintf("%q", m.Checkpoint.Layout), `must be "bf16", "int8-mixed" or "fp8-mixed"`)
 	}

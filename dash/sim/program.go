@@ -142,9 +142,9 @@ func newProgramBuilder(e dash.Experiment) *programBuilder {
 		b.headBytes, b.headRepl = embed, false
 	}
 	switch m.Checkpoint.Layout {
-	case "fp8-mixed":
+	case dash.LayoutFP8Mixed:
 		b.wdt = gpu.FP8
-	case "int8-mixed":
+	case dash.LayoutINT8Mixed:
 		b.wdt = gpu.INT8
 	}
 	b.random = e.Workload().Routing.EffectiveKind() != dash.RoutingBalanced

@@ -66,7 +66,7 @@ func runModels(args []string, _ io.Reader, stdout, stderr io.Writer) error {
 		rows = append(rows, modelJSON{
 			ID: m.ID, Name: m.Name, Attention: m.Attention.Kind, Layers: m.NumLayers, MoELayers: f.MoELayers,
 			RoutedExperts: m.FFN.RoutedExperts, SharedExperts: m.FFN.SharedExperts, TopK: m.FFN.TopK,
-			Router: router, Checkpoint: m.Checkpoint.Layout,
+			Router: router, Checkpoint: string(m.Checkpoint.Layout),
 			ParamsB: float64(f.Params) / 1e9, ActiveParamsB: float64(f.ActiveParams) / 1e9,
 			WeightsGB: f.Bytes.GB(), ExpertSharePct: f.ExpertSharePct, BytesPerExpert: int64(f.BytesPerExpert),
 			KVBytesPerTokenPerLayer: int64(f.KVBytesPerTokenPerLayer),
