@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/dashlab/dashlab/charts"
+	"github.com/dashlab/dashlab/dash"
 	"github.com/dashlab/dashlab/dash/gpu"
 	"github.com/dashlab/dashlab/reference"
 	"github.com/dashlab/dashlab/reference/summary"
@@ -86,7 +87,7 @@ func BuildReport(rep Report, o ReportOptions) (*charts.Page, error) {
 		}
 		srows = append(srows, []string{g, fmt.Sprint(t.pass), fmt.Sprint(t.fail), fmt.Sprint(t.pending), string(verdict)})
 	}
-	p.Section("Summary").HTML(charts.HTMLTable("Paper ids by group", []string{"Group", "charts.Pass", "charts.Fail", "Not simulated yet", "Verdict"}, srows))
+	p.Section("Summary").HTML(charts.HTMLTable("Paper ids by group", []string{"Group", "Pass", "Fail", "Not simulated yet", "Verdict"}, srows))
 	if note, err := ArrayBoundNote(); err == nil {
 		p.Text(note)
 	}
@@ -132,6 +133,21 @@ func BuildReport(rep Report, o ReportOptions) (*charts.Page, error) {
 		p.Figure(f)
 		timings["report: GPU held-out predictions"] = time.Since(start)
 	}
+	if vals := ReadingValues(rep.Rows, "fig9a.", "intro.b4.", "fig9b."); len(vals) > 0 {
+		var bounds []summary.Fig9Bound
+		for _, r := range dash.Readings() {
+			b, err := ComputeFig9Bound(r)
+			if err != nil {
+				return nil, err
+			}
+			bounds = append(bounds, b)
+		}
+		f, err := charts.Fig9Readings(bounds, vals)
+		if err != nil {
+			return nil, err
+		}
+		p.Figure(f)
+	}
 	for _, fn := range []struct {
 		sum   summary.Fig9
 		build func(summary.Fig9) (charts.Figure, error)
@@ -142,9 +158,6 @@ func BuildReport(rep Report, o ReportOptions) (*charts.Page, error) {
 		f, err := fn.build(fn.sum)
 		if err != nil {
 			return nil, err
-		}
-		if note, err := ArrayBoundNote(); err == nil {
-			f.Notes = append(f.Notes, note)
 		}
 		p.Figure(f)
 	}

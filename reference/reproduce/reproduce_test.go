@@ -195,3 +195,38 @@ func TestOverheadRow(t *testing.T) {
 		t.Errorf("prefill share B=1 %v, B=64 %v", rows[0].PrefillShareDASH, rows[1].PrefillShareDASH)
 	}
 }
+
+func TestReadingValuesAndGrid(t *testing.T) {
+	x, y, one := 1.7, 1.6, true
+	rows := []Row{
+		{ID: "fig9a.throughput_speedup_geomean.vs_relay_only", Unit: "x", Paper: 1.9, Simulated: &x, Pass: &one, Reading: "paper"},
+		{ID: "fig9a.throughput_speedup_geomean.vs_relay_only" + PhysicalSuffix, Unit: "x", Paper: 1.9, Simulated: &y, Reading: "physical"},
+		{ID: "table2.qwen3", Unit: "GB", Simulated: &x, Pass: &one},
+	}
+	v := ReadingValues(rows, "fig9a.")
+	if len(v) != 1 || v[0].PaperReading != 1.7 || v[0].Physical != 1.6 || !v[0].Pass {
+		t.Errorf("%+v", v)
+	}
+	if len(ReadingValues(rows, "fig11.")) != 0 {
+		t.Error("prefix not applied")
+	}
+	// Fig9Grid leaves out lengths beyond the context window and keeps DASH's lookahead
+	// after a modify that replaces the execution switches.
+	cases := Fig9Grid(dash.ReadingPaper, []string{"grok-1"}, []string{"dash", "relay-only"}, []int{1},
+		[]Fig9bWorkload{{Prompt: 512, Output: 16}, {Prompt: 20480, Output: 20480}},
+		func(b dash.ExperimentBuilder) dash.ExperimentBuilder {
+			return b.Execution(dash.ExecutionSpec{LaunchOnlyOverhead: true})
+		})
+	if len(cases) != 2 {
+		t.Fatalf("%d cases", len(cases))
+	}
+	for _, c := range cases {
+		exp, err := Build(c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ex := exp.Execution(); ex.Lookahead != IsDASH(c.System) || !ex.LaunchOnlyOverhead || exp.System().HBF.ReadWavesInFlight != 0 {
+			t.Errorf("%s: %+v, depth %d", c.System, ex, exp.System().HBF.ReadWavesInFlight)
+		}
+	}
+}

@@ -1,0 +1,78 @@
+package charts
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"strings"
+
+	"github.com/dashlab/dashlab/reference/summary"
+)
+
+// Fig9Readings opens Fig. 9 with the bound argument and the two readings of
+// t_R side by side. A table gives, per reading, each stack's NAND array,
+// TSV and link rates, the expert-delivery ceiling of every system (what
+// binds it) and the ceiling that puts on DASH's paired speedups; two bar
+// charts give every Fig. 9 id computed under both readings (speedups, then
+// E2E reductions), with the paper's values as ticks. It only draws: the
+// bounds come from reproduce.ComputeFig9Bound, the values from the report's
+// rows (reproduce.ReadingValues).
+func Fig9Readings(bounds []summary.Fig9Bound, vals []summary.ReadingValue) (Figure, error) {
+	if len(bounds) == 0 && len(vals) == 0 {
+		return Figure{}, errors.New("charts: Fig9Readings: no bounds and no values")
+	}
+	tbps := func(v float64) string {
+		if math.IsInf(v, 1) {
+			return "unbounded"
+		}
+		return fmt.Sprintf("%.2f TB/s", v/1e12)
+	}
+	fig := Figure{ID: "fig9_readings", Title: "Fig. 9 under the two readings of t_R",
+		Caption: "The paper states one 8 MiB page wave per t_R per stack (§VI-A; the physical reading) but treats t_R as a readiness latency overlapped by double " +
+			"buffering (§II-B, §IV-A, §VI-E; the paper reading). The table computes, from the parts, how fast each system can deliver experts under each reading, " +
+			"and the most DASH's paired speedup can be; the charts give every Fig. 9 number under both readings, the paper reading's being the checked one."}
+	if len(bounds) > 0 {
+		head := []string{"reading", "array / stack", "TSV / stack", "link"}
+		for _, s := range bounds[0].Systems {
+			head = append(head, SystemName(s.System)+" experts")
+		}
+		head = append(head, "ceiling vs RelayOnly", "ceiling vs DirectOnly")
+		var rows [][]string
+		for _, b := range bounds {
+			row := []string{b.Reading.String(), tbps(float64(b.Array)), tbps(float64(b.TSV)), tbps(float64(b.Link))}
+			for _, s := range b.Systems {
+				row = append(row, fmt.Sprintf("%s (%d x %s, %s-bound)", tbps(float64(s.Total)), s.Stacks, tbps(float64(s.PerStack)), s.Binding))
+			}
+			row = append(row, fmt.Sprintf("%.2fx", b.Ceiling("relay-only")), fmt.Sprintf("%.2fx", b.Ceiling("direct-only")))
+			rows = append(rows, row)
+		}
+		fig.Tables = append(fig.Tables, HTMLTable("Expert-delivery ceilings from the parts", head, rows))
+	}
+	for _, group := range []struct {
+		id, title, unit, yName string
+	}{{"fig9_readings_speedup", "Throughput speedups of DASH", "x", "Speedup (x)"}, {"fig9_readings_e2e", "E2E reductions of DASH", "%", "Reduction (%)"}} {
+		var cats []string
+		var paperR, phys, pub []float64
+		for _, v := range vals {
+			if v.Unit != group.unit {
+				continue
+			}
+			cats = append(cats, strings.ReplaceAll(v.ID, ".", "\n"))
+			paperR, phys, pub = append(paperR, v.PaperReading), append(phys, v.Physical), append(pub, v.Paper)
+		}
+		if len(cats) == 0 {
+			continue
+		}
+		c, err := GroupedBar(BarSpec{
+			Common: Common{ID: group.id, Title: group.title, Subtitle: "paper reading (checked) and physical reading (reported); ticks: the paper", Height: "460px"},
+			XName:  "paper id", YName: group.yName, Categories: cats,
+			Series: []Series{{Name: "paper reading", Values: paperR}, {Name: "physical reading", Values: phys}},
+			Paper:  []Series{{Name: "paper reading", Values: pub}, {Name: "physical reading", Values: pub}},
+		})
+		if err != nil {
+			return Figure{}, err
+		}
+		fig.Charts = append(fig.Charts, c)
+	}
+	return fig, nil
+}

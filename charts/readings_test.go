@@ -1,0 +1,42 @@
+package charts
+
+import (
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/dashlab/dashlab/dash"
+	"github.com/dashlab/dashlab/dash/unit"
+	"github.com/dashlab/dashlab/reference/summary"
+)
+
+func TestFig9Readings(t *testing.T) {
+	bounds := []summary.Fig9Bound{
+		{Reading: dash.ReadingPaper, Array: unit.BytesPerSecond(math.Inf(1)), TSV: 3.2e12, Link: 1.6e12,
+			Systems: []summary.SystemBound{{System: "dash", Stacks: 2, Routes: 2, PerStack: 3.2e12, Total: 6.4e12, Binding: "links"},
+				{System: "relay-only", Stacks: 2, Routes: 1, PerStack: 1.6e12, Total: 3.2e12, Binding: "links"}}},
+	}
+	vals := []summary.ReadingValue{
+		{ID: "fig9a.throughput_speedup_geomean.vs_relay_only", Unit: "x", Paper: 1.9, PaperReading: 1.73, Physical: 1.6, Pass: true},
+		{ID: "fig9a.e2e_reduction_pct.vs_relay_only", Unit: "%", Paper: 42.2, PaperReading: 35.7, Physical: 31.9},
+	}
+	f, err := Fig9Readings(bounds, vals)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(f.Charts) != 2 || len(f.Tables) != 1 {
+		t.Fatalf("%d charts, %d tables", len(f.Charts), len(f.Tables))
+	}
+	h, err := f.HTML()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"unbounded", "6.40 TB/s", "2.00x", "physical reading"} {
+		if !strings.Contains(string(h), want) {
+			t.Errorf("no %q in the figure", want)
+		}
+	}
+	if _, err := Fig9Readings(nil, nil); err == nil {
+		t.Error("no error without data")
+	}
+}
