@@ -264,6 +264,9 @@ func parseLayerList(s string, n int) ([]int, error) {
 		if a < 0 || b >= n {
 			return nil, fmt.Errorf("layer list %q: %q is outside layers 0-%d", s, part, n-1)
 		}
+		if len(out)+(b-a)/step >= 16*n+16 { // bounds the work of a hostile list
+			return nil, fmt.Errorf("layer list %q: names more than 16 x %d layers", s[:min(len(s), 64)], n)
+		}
 		for i := a; i <= b; i += step {
 			out = append(out, i)
 		}
@@ -339,7 +342,7 @@ func (m ModelSpec) Validate() error {
 	default:
 		bad("checkpoint.layout", fmt.Sprintf("%q", m.Checkpoint.Layout), `must be "bf16", "int8-mixed" or "fp8-mixed"`)
 	}
-	if m.NumLayers > 0 {
+	if m.NumLayers > 0 && m.NumLayers <= MaxLayers { // beyond, limits() reports num_layers
 		set, err := m.MoELayerSet()
 		if err != nil {
 			bad("ffn.moe_layers", fmt.Sprintf("%q", m.FFN.MoELayers), err.Error())

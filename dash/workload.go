@@ -143,8 +143,6 @@ func (x ExecutionSpec) BlockTokens() int {
 // Validate reports bad execution switches.
 func (x ExecutionSpec) Validate() error {
 	errs := inRange(nil, "execution.kv_block_tokens", x.KVBlockTokens, 0, MaxTokens)
-	if x.EarlyDeliveryBuffer < 0 {
-		errs = append(errs, fmt.Errorf("execution.early_delivery_buffer = %v: must not be negative", x.EarlyDeliveryBuffer))
-	}
+	errs = inRange(errs, "execution.early_delivery_buffer", x.EarlyDeliveryBuffer, 0, MaxStackCapacity)
 	return errors.Join(errs...)
 }
