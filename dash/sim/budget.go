@@ -6,16 +6,18 @@ import (
 	"time"
 )
 
-// Budget defaults: generous enough for every paper experiment (the largest,
-// Llama 4 Maverick at B = 64 with 1M-token contexts, handles well under
-// 1e8 events), small enough that a runaway configuration stops in minutes.
+// Budget defaults: generous enough for every paper experiment (the whole
+// reproduction and every test run under them), small enough that a runaway
+// configuration stops: the event budget in minutes, deterministically; the
+// wall-clock budget, generous because it depends on the machine and its
+// load, within the hour.
 const (
 	// DefaultMaxEvents is the event budget of a run when Options.MaxEvents
 	// is 0.
 	DefaultMaxEvents int64 = 2_000_000_000
 	// DefaultMaxWall is the wall-clock budget of a run when Options.MaxWall
 	// is 0.
-	DefaultMaxWall = 15 * time.Minute
+	DefaultMaxWall = time.Hour
 )
 
 // MaxTime is the latest instant a simulation may reach: a quarter of the
@@ -29,7 +31,7 @@ const MaxTime = Time(math.MaxInt64 / 4)
 type BudgetError struct {
 	// Budget is "events" or "wall clock".
 	Budget string
-	// Limit is the budget that was exceeded ("2000000000 events", "15m0s").
+	// Limit is the budget that was exceeded ("2000000000 events", "1h0m0s").
 	Limit string
 	// At is the simulated time reached when the run stopped.
 	At Time
