@@ -65,20 +65,27 @@ ENV HOME=/home/${NB_USER} \
 USER ${NB_UID}:${NB_GID}
 WORKDIR ${DASHLAB_ROOT}
 
-# 4. The GoNB kernel spec, for the notebook user.
+# 4. The GoNB kernel spec, for the notebook user (gonb --install makes its folders 0755).
 RUN umask 002 && gonb --install >/dev/null 2>&1 \
- && jupyter kernelspec list | grep -q '^ *gonb '
+ && jupyter kernelspec list | grep -q '^ *gonb ' \
+ && mkdir -p "$HOME/.local/share/jupyter/runtime" && chmod -R g+rwX "$HOME/.local"
 
-# 5. The module's dependencies: changes only with go.mod and go.sum.
+# 5. The modules: the repository's, and GoNB's at the pinned version fetched as a notebook's
+#    setup cell does (docker/notebook-module.sh in a scratch module). Changes only with
+#    go.mod, go.sum and the pinned versions. Their test data go (modcache-trim.sh).
 COPY --chown=${NB_UID}:${NB_GID} go.mod go.sum ./
-RUN umask 002 && go mod download
+COPY --chown=${NB_UID}:${NB_GID} docker/notebook-module.sh docker/versions.sh docker/modcache-trim.sh docker/
+RUN umask 002 && go mod download \
+ && tmp=$(mktemp -d) && cd "$tmp" && go mod init dashlab_modules 2>/dev/null \
+ && bash "$DASHLAB_ROOT/docker/notebook-module.sh" && cd / && rm -rf "$tmp" \
+ && "$DASHLAB_ROOT/docker/modcache-trim.sh"
 
 # 6. The repository (every notebook in notebooks/ included), go build ./... and the
 #    notebook imports pre-compiled into the build cache, at the path the notebooks run from.
 COPY --chown=${NB_UID}:${NB_GID} . .
-RUN umask 002 && docker/setup.sh --module \
+RUN umask 002 && DASHLAB_MOD_DOWNLOAD=0 docker/setup.sh --module \
  && rm -rf report notebooks/.ipynb_checkpoints \
- && du -sh "$(go env GOCACHE)" "$(go env GOMODCACHE)"
+ && docker/modcache-trim.sh && du -sh "$(go env GOCACHE)"
 
 # Jupyter answers /api without a token: alive. (curl is not in the image; python3 is.)
 HEALTHCHECK --interval=30s --timeout=5s --start-period=30s --retries=3 \

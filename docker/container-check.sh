@@ -19,7 +19,11 @@
 #  6. notebooks/00-overview.ipynb executed inside the running container (docker/run-notebooks.sh),
 #     its HTML export written into the mounted folder and checked in the host's Chromium
 #     (docker/chartcheck: every chart drawn)
-#  7. the container stopped and removed, whatever happened (also on failure or Ctrl-C)
+#  7. the container stopped and removed; then a second one run as another uid on a copy of the
+#     checkout mounted over the image's, with no token given: a random token is printed
+#     and required, a Go cell runs as that uid, and a notebook saved through the API is on
+#     the host, owned by that uid (the README's way to keep work)
+#  8. every container removed, whatever happened (also on failure or Ctrl-C)
 #
 # Every step prints its time; a failing step is named, with the last lines of its log.
 # Needs: root, Go at /usr/local/go, chromium for step 6 (docker/setup.sh installs it).
@@ -29,6 +33,7 @@
 #   DASHLAB_CONTAINER_LOGS   keep the step logs in this folder (default: a temporary one,
 #                            removed on success)
 #   DASHLAB_NOTEBOOK         the notebook executed in the container (default notebooks/00-overview.ipynb)
+#   DASHLAB_CELL_TIMEOUT     seconds one of its cells may run (default 1800)
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -54,6 +59,7 @@ mkdir -p "$logs"
 work=$(mktemp -d /tmp/dashlab-container-work.XXXXXX)
 name=dashlab-check-$$
 started=0
+step_pid=
 
 t_all=$SECONDS
 timings=()
@@ -64,8 +70,13 @@ summary() {
 }
 cleanup() {
   local rc=$?
+  if [ -n "$step_pid" ]; then # interrupted: stop the step and what it started
+    pkill -TERM -P "$step_pid" 2>/dev/null || true
+    kill "$step_pid" 2>/dev/null || true
+    wait "$step_pid" 2>/dev/null || true
+  fi
   if [ "$started" = 1 ]; then
-    podman rm -f -t 5 "$name" >/dev/null 2>&1 || true
+    podman rm -f -i -t 5 "$name" "$name-mounted" >/dev/null 2>&1 || true
   fi
   rm -rf "$work"
   if [ "$rc" = 0 ] && [ "$keep_logs" = 0 ]; then rm -rf "$logs"; else echo "container-check: logs in $logs"; fi
@@ -85,7 +96,9 @@ run_step() {
   # In the background, so that `set -e` holds inside the step (bash ignores it in a
   # function called as `f || ...`); a step's variables do not come back.
   "$@" >"$log" 2>&1 &
-  wait $! || rc=$?
+  step_pid=$!
+  wait "$step_pid" || rc=$?
+  step_pid=
   local secs=$((SECONDS - t0)) note
   note=$(tail -n 1 "$log" 2>/dev/null | grep '^result: ' | cut -c9- || true)
   if [ "$rc" = 0 ]; then
@@ -221,10 +234,18 @@ build_image() {
   version=$(git describe --tags --always --dirty 2>/dev/null || echo dev)
   revision=$(git rev-parse HEAD 2>/dev/null || echo unknown)
   # Layers are cached; a retry after a network failure resumes at the failed layer.
-  retry 2 podman build --pull=never --format docker \
+  # The image id file proves that this build made the image (the tag may be an older one).
+  rm -f "$work/iid"
+  retry 2 podman build --pull=never --format docker --iidfile "$work/iid" \
     --build-arg "DASHLAB_VERSION=$version" --build-arg "DASHLAB_REVISION=$revision" \
     -t "$IMAGE" .
-  podman image exists "$IMAGE"
+  [ -s "$work/iid" ] && podman image exists "$(cat "$work/iid")" ||
+    { echo "podman build ended without making an image"; return 1; }
+  # The tools stage tagged too (from the cache: seconds), so that pruning keeps its layers;
+  # then the layers of older builds go (each code change leaves about 0.5 GB behind).
+  podman build --pull=never --format docker --target tools -t "${IMAGE%:*}:tools" . >/dev/null
+  podman image prune -f
+  echo "podman storage: $(du -sh /var/lib/containers/storage | cut -f1)"
   result "$IMAGE ($version)"
 }
 image_size() {
@@ -261,19 +282,20 @@ start_container() {
     -v "$work/report:$NB_HOME/report" "$IMAGE"
   result "$name on 127.0.0.1:$port"
 }
+# wait_jupyter NAME: until Jupyter answers on $port (/api needs no token), or NAME exits.
 wait_jupyter() {
   local i
   for ((i = 0; i < 120; i++)); do
-    if [ "$(http_code "/api/status?token=$token")" = 200 ]; then
+    if [ "$(http_code /api)" = 200 ]; then
       result "answered after $((i / 2)).$((i % 2 * 5)) s"
       return 0
     fi
-    if [ "$(podman inspect --format '{{.State.Running}}' "$name")" != true ]; then
-      echo "the container exited:"; podman logs "$name"; return 1
+    if [ "$(podman inspect --format '{{.State.Running}}' "$1")" != true ]; then
+      echo "the container exited:"; podman logs "$1"; return 1
     fi
     sleep 0.5
   done
-  echo "Jupyter did not answer within 60 s"; podman logs "$name"; return 1
+  echo "Jupyter did not answer within 60 s"; podman logs "$1"; return 1
 }
 check_user() {
   local uid owner user
@@ -326,11 +348,46 @@ check_health() {
   result "$(podman inspect --format '{{.State.Health.Status}}' "$name" 2>/dev/null || echo healthy)"
 }
 
+# A second container as a user with another uid, on a copy of the checkout mounted over the
+# image's repository, with no token given (docker/README.md, "Keeping your work on the host").
+# It must make and print a random token, run a Go cell as that uid, and save a notebook that
+# then exists on the host, owned by that uid.
+check_mounted() {
+  local dir=$work/checkout uid=4242 tok code
+  mkdir -p "$dir"
+  tar -C "$ROOT" --exclude=./.git --exclude=./report -cf - . | tar -C "$dir" -xf -
+  chown -R "$uid:$uid" "$dir"
+  podman run -d --name "$name-mounted" --user "$uid:$uid" --group-add users \
+    -p "127.0.0.1:$port2:8888" -v "$dir:$NB_HOME" "$IMAGE"
+  port=$port2
+  wait_jupyter "$name-mounted"
+  tok=$(podman logs "$name-mounted" 2>&1 | grep -o 'token=[0-9a-f]*' | head -n 1 | cut -d= -f2)
+  echo "printed token: ${#tok} hex digits"
+  [ "${#tok}" -ge 32 ] || { echo "no random token in the log"; return 1; }
+  code=$(http_code /api/contents)
+  [ "$code" = 403 ] || { echo "/api/contents without the token: $code, not 403"; return 1; }
+  /usr/bin/python3 docker/kernel-exec.py "$(url '')" "$tok" gonb \
+    $'%%\nfmt.Printf("cell ran: uid %d\\n", os.Getuid())' "cell ran: uid $uid"
+  code=$(curl -s -o /dev/null -w '%{http_code}' --max-time 10 -X PUT -H "Authorization: token $tok" \
+    -d '{"type": "notebook", "format": "json", "content": {"cells": [], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}}' \
+    "$(url /api/contents/saved-in-container.ipynb)")
+  echo "PUT /api/contents/saved-in-container.ipynb: $code"
+  [ "$code" = 201 ] || return 1
+  stat -c '%n %u' "$dir/notebooks/saved-in-container.ipynb"
+  [ "$(stat -c %u "$dir/notebooks/saved-in-container.ipynb")" = "$uid" ] || return 1
+  podman rm -f -t 5 "$name-mounted"
+  result "uid $uid, random token printed, a Go cell ran, a saved notebook is on the host"
+}
+
 # ---------- 6. a notebook inside ----------
 run_notebook() {
   local out html
   # GOPROXY=off: the image must hold every module a notebook needs (it works offline).
-  out=$(podman exec -e GOPROXY=off "$name" bash docker/run-notebooks.sh "$NOTEBOOK")
+  # A cell may take long on a loaded machine (the overview runs the whole reproduction).
+  podman exec -e GOPROXY=off -e "DASHLAB_CELL_TIMEOUT=${DASHLAB_CELL_TIMEOUT:-1800}" "$name" \
+    bash docker/run-notebooks.sh "$NOTEBOOK" >"$work/notebook.out" 2>&1 ||
+    { cat "$work/notebook.out"; return 1; }
+  out=$(cat "$work/notebook.out")
   echo "$out"
   html=$work/report/notebooks/$(basename "$NOTEBOOK" .ipynb).html
   [ -s "$html" ] || { echo "no $html on the host"; return 1; }
@@ -371,7 +428,7 @@ run_step "image size" image_size
 port=$(free_port)
 started=1 # from here on, the container is removed on exit
 run_step "start the container" start_container
-run_step "Jupyter answers" wait_jupyter
+run_step "Jupyter answers" wait_jupyter "$name"
 run_step "unprivileged notebook user" check_user
 run_step "token required" check_token
 run_step "gonb kernel listed" check_kernelspecs
@@ -380,5 +437,7 @@ run_step "healthcheck" check_health
 run_step "execute $(basename "$NOTEBOOK") inside" run_notebook
 run_step "charts drawn (chartcheck)" check_charts
 run_step "stop and remove the container" stop_container
+port2=$(free_port)
+run_step "another uid, checkout mounted, no token" check_mounted
 summary
 echo "container-check: all passed"

@@ -14,6 +14,7 @@
 #   DASHLAB_JUPYTER_UI=0    skip jupyter-notebook (only needed for interactive use)
 #   DASHLAB_GOBIN=DIR       where Go tools go (default /usr/local/bin, on every PATH)
 #   DASHLAB_EXTRA_DEBS=...  more Debian packages (the Dockerfile: ca-certificates)
+#   DASHLAB_MOD_DOWNLOAD=0  --module: no go mod download (the Dockerfile: modules are there)
 #
 # Idempotent: every step checks first and is skipped when already done, so a second
 # run takes a few seconds. Needs root for apt-get and for writing DASHLAB_GOBIN.
@@ -36,7 +37,7 @@ case "${1:-}" in
   --debs) do_tools=0 do_kernel=0 do_module=0 ;;
   --tools) do_debs=0 do_kernel=0 do_module=0 ;;
   --kernel) do_debs=0 do_tools=0 do_module=0 ;;
-  -h|--help) sed -n '2,20p' "$0"; exit 0 ;;
+  -h|--help) sed -n '2,21p' "$0"; exit 0 ;;
   *) echo "setup.sh: unknown argument $1 (see --help)" >&2; exit 2 ;;
 esac
 
@@ -131,7 +132,10 @@ install_kernel() {
 warm_module() {
   cd "$ROOT"
   step "go mod download"
-  quiet go mod download; done_
+  # The Dockerfile's cache has the modules without their zips, which go mod download would
+  # fetch again; go build reads the extracted sources.
+  if [ "${DASHLAB_MOD_DOWNLOAD:-1}" = 0 ]; then done_ "skipped (DASHLAB_MOD_DOWNLOAD=0)"; else
+    quiet go mod download; done_; fi
   step "go build ./... (warm build cache)"
   quiet go build ./...; done_
   step "pre-compile notebook imports"
