@@ -3,6 +3,7 @@ package reproduce
 import (
 	"github.com/dashlab/dashlab/dash"
 	"github.com/dashlab/dashlab/dash/gpu"
+	"github.com/dashlab/dashlab/dash/serve"
 	"github.com/dashlab/dashlab/reference/summary"
 )
 
@@ -34,6 +35,10 @@ type Artifacts struct {
 	Energy []EnergyPoint
 	// Endurance is the HBF lifetime study (nil when not run).
 	Endurance *EnduranceResult
+	// Serving is the continuous-batching study behind Table III under the
+	// paper reading (nil when the serving group did not run);
+	// ServingPhysical the same under the physical reading.
+	Serving, ServingPhysical *serve.StudyResult
 	// GPUValidation is the timing model's leave-one-out error per kind.
 	GPUValidation []gpu.ErrorStats
 }

@@ -175,6 +175,13 @@ func BuildReport(rep Report, o ReportOptions) (*charts.Page, error) {
 		}
 		p.Figure(f)
 	}
+	serving, err := servingFigures(rep)
+	if err != nil {
+		return nil, err
+	}
+	for _, f := range serving {
+		p.Figure(f)
+	}
 	if err := addBeyondSections(p, rep.Artifacts); err != nil {
 		return nil, err
 	}

@@ -1,0 +1,365 @@
+package main
+
+import (
+	"context"
+	"encoding/csv"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/schollz/progressbar/v3"
+
+	"github.com/dashlab/dashlab/dash"
+	"github.com/dashlab/dashlab/dash/serve"
+	"github.com/dashlab/dashlab/reference"
+)
+
+func init() {
+	register(&command{name: "serve", summary: "simulate continuous-batching serving (Poisson load or a trace)", run: runServe})
+}
+
+// serveOutput is the JSON form of a serve command.
+type serveOutput struct {
+	Model       string          `json:"model"`
+	System      string          `json:"system"`
+	Scheduler   serve.Scheduler `json:"scheduler"`
+	Trace       string          `json:"trace,omitempty"`
+	Load        float64         `json:"load,omitempty"`
+	Baseline    string          `json:"baseline,omitempty"`
+	BaselineRPS float64         `json:"baseline_rps,omitempty"`
+	RateRPS     float64         `json:"rate_rps,omitempty"`
+	Approx      serve.Approx    `json:"approx"`
+	Runs        []serveRun      `json:"runs"`
+	Interrupted bool            `json:"interrupted"`
+}
+
+type serveRun struct {
+	Seed        uint64            `json:"seed,omitempty"`
+	Requests    int               `json:"requests"`
+	Completed   int               `json:"completed"`
+	Rejected    int               `json:"rejected"`
+	Rejections  []serve.Rejection `json:"rejections,omitempty"`
+	Summary     serve.Summary     `json:"summary"`
+	Passes      int               `json:"passes"`
+	Replays     int               `json:"replayed_passes"`
+	SimTimeS    float64           `json:"sim_time_s"`
+	WallS       float64           `json:"wall_s"`
+	Interrupted bool              `json:"interrupted"`
+}
+
+func runServe(args []string, _ io.Reader, stdout, stderr io.Writer) error {
+	fs := newFlags("serve", "serve --model ID --system ID (--rate R | --load F | --trace FILE) [--requests N --warmup W --seeds K] [--mode mixed|serial] [--format table|json|csv]", stderr)
+	model := fs.String("model", "qwen3-235b-a22b", "catalogue model id (see 'dashlab models')")
+	system := fs.String("system", "dash", "named system: dash, relay-only, direct-only, compact-dash, ...")
+	gpuID := fs.String("gpu", reference.DefaultGPU, "GPU whose timings are used")
+	rate := fs.Float64("rate", 0, "Poisson arrival rate in requests per second")
+	load := fs.Float64("load", 0, "offered load as a fraction of the baseline's Mixed backlogged throughput")
+	baseline := fs.String("baseline", "relay-only", "system whose backlogged throughput defines --load 1")
+	trace := fs.String("trace", "", "replay a trace file (.csv or .jsonl: arrival_s, prompt_tokens, output_tokens)")
+	requests := fs.Int("requests", 1152, "requests per Poisson trace (warm-up included)")
+	warmup := fs.Int("warmup", 128, "warm-up requests discarded from the metrics")
+	seeds := fs.Int("seeds", 1, "Poisson traces (seeds 1..K)")
+	prompt := fs.String("prompt", "4096", "prompt tokens: N or MIN..MAX (uniform)")
+	output := fs.String("output", "128", "output tokens: N or MIN..MAX (uniform)")
+	mode := fs.String("mode", "mixed", "schedule: mixed or serial")
+	maxBatch := fs.Int("max-batch", 32, "B_max: most active requests")
+	budget := fs.Int("budget", 8192, "token budget per iteration")
+	chunk := fs.Int("chunk", 512, "prefill chunk tokens")
+	quantum := fs.Int("approx-kv-quantum", 0, "optional approximation: round decode contexts to this many tokens (0: exact)")
+	format := fs.String("format", "table", "output format: table, json or csv")
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("%w: unexpected argument %q", errUsage, fs.Arg(0))
+	}
+	if *format != "table" && *format != "json" && *format != "csv" {
+		return fmt.Errorf("%w: --format %q: want table, json or csv", errUsage, *format)
+	}
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	sources := 0
+	for _, n := range []string{"rate", "load", "trace"} {
+		if set[n] {
+			sources++
+		}
+	}
+	if sources != 1 {
+		return fmt.Errorf("%w: give exactly one of --rate, --load and --trace", errUsage)
+	}
+	if *trace != "" && (set["seeds"] || set["requests"] || set["prompt"] || set["output"]) {
+		return fmt.Errorf("%w: --trace sets the requests: drop --seeds, --requests, --prompt and --output", errUsage)
+	}
+	if *seeds < 1 || *seeds > 1000 {
+		return fmt.Errorf("%w: --seeds %d: want 1 to 1000", errUsage, *seeds)
+	}
+	if *warmup < 0 || *requests < 1 || *warmup >= *requests && *trace == "" {
+		return fmt.Errorf("%w: --requests %d, --warmup %d: want 0 <= warmup < requests", errUsage, *requests, *warmup)
+	}
+	m, err := serve.ParseMode(*mode)
+	if err != nil {
+		return fmt.Errorf("%w: --mode: %v", errUsage, err)
+	}
+	pl, err := parseLength(*prompt)
+	if err != nil {
+		return fmt.Errorf("%w: --prompt: %v", errUsage, err)
+	}
+	ol, err := parseLength(*output)
+	if err != nil {
+		return fmt.Errorf("%w: --output: %v", errUsage, err)
+	}
+	sched := serve.Scheduler{MaxBatch: *maxBatch, TokenBudget: *budget, Chunk: *chunk, Mode: m}
+	if err := sched.Validate(); err != nil {
+		return fmt.Errorf("%w: %v", errUsage, err)
+	}
+	experiment := func(sys string) (dash.Experiment, error) {
+		t, err := reference.Timing(*gpuID)
+		if err != nil {
+			return dash.Experiment{}, err
+		}
+		mm, err := reference.Model(*model)
+		if err != nil {
+			return dash.Experiment{}, err
+		}
+		return dash.NewExperiment().Model(mm).SystemID(sys).Timing(t).Batch(1).Prompt(*budget).Output(1).Build()
+	}
+	exp, err := experiment(*system)
+	if err != nil {
+		return err
+	}
+	cfg := serve.Config{Experiment: exp, Scheduler: sched, Warmup: *warmup, Approx: serve.Approx{KVQuantum: *quantum}}
+	if err := cfg.Validate(); err != nil {
+		return fmt.Errorf("%w: %v", errUsage, err)
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	out := serveOutput{Model: *model, System: *system, Scheduler: sched, Trace: *trace, Approx: cfg.Approx}
+	prog := newServeProgress(stderr)
+	defer prog.finish()
+
+	var traces [][]serve.Request
+	switch {
+	case *trace != "":
+		reqs, err := serve.ReadTrace(*trace)
+		if err != nil {
+			return err
+		}
+		if *warmup >= len(reqs) {
+			return fmt.Errorf("%w: --warmup %d: the trace has only %d requests", errUsage, *warmup, len(reqs))
+		}
+		traces = append(traces, reqs)
+	default:
+		r := *rate
+		if set["load"] {
+			if !(*load > 0) || *load > 100 {
+				return fmt.Errorf("%w: --load %v: want a positive fraction", errUsage, *load)
+			}
+			bexp, err := experiment(*baseline)
+			if err != nil {
+				return err
+			}
+			bs := sched
+			bs.Mode = serve.Mixed
+			prog.phase("saturation of " + *baseline)
+			sat, err := serve.MeasureSaturation(ctx, serve.Config{Experiment: bexp, Scheduler: bs, Warmup: *warmup,
+				Measure: *requests - *warmup, Approx: cfg.Approx}, pl, ol, 1)
+			if err != nil {
+				if ctx.Err() != nil {
+					return errors.New("interrupted while measuring the baseline's saturation: nothing measured")
+				}
+				return err
+			}
+			out.Load, out.Baseline, out.BaselineRPS = *load, *baseline, sat.RPS
+			r = *load * sat.RPS
+		}
+		out.RateRPS = r
+		for s := range *seeds {
+			reqs, err := serve.Poisson(r, *requests, pl, ol, uint64(s+1))
+			if err != nil {
+				return fmt.Errorf("%w: %v", errUsage, err)
+			}
+			traces = append(traces, reqs)
+		}
+	}
+	total := 0
+	for _, t := range traces {
+		total += len(t)
+	}
+	prog.phase("serving")
+	prog.total(total)
+	runs := make([]*serve.Run, len(traces))
+	errs := make([]error, len(traces))
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, runtime.GOMAXPROCS(0))
+	for i, reqs := range traces {
+		wg.Go(func() {
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			runs[i], errs[i] = serve.Simulate(ctx, cfg, reqs, func(p serve.Progress) { prog.update(i, p) })
+		})
+	}
+	wg.Wait()
+	prog.finish()
+	if err := errors.Join(errs...); err != nil {
+		return err
+	}
+	for i, run := range runs {
+		r := serveRun{Requests: run.Requests, Completed: run.Completed, Rejected: len(run.Rejections), Rejections: run.Rejections,
+			Summary: run.Summarize(), Passes: run.Passes, Replays: run.Replays, SimTimeS: run.SimTime.Seconds(),
+			WallS: run.Wall.Seconds(), Interrupted: run.Interrupted}
+		if *trace == "" {
+			r.Seed = uint64(i + 1)
+		}
+		out.Interrupted = out.Interrupted || run.Interrupted
+		out.Runs = append(out.Runs, r)
+	}
+	switch *format {
+	case "json":
+		err = writeJSON(stdout, out)
+	case "csv":
+		err = writeServeCSV(stdout, out)
+	default:
+		printServe(stdout, out)
+	}
+	if err == nil && out.Interrupted {
+		err = errors.New("interrupted: the numbers above cover the requests finished so far")
+	}
+	return err
+}
+
+// parseLength reads "N" or "MIN..MAX".
+func parseLength(s string) (serve.Length, error) {
+	lo, hi, ranged := strings.Cut(s, "..")
+	a, err := strconv.Atoi(strings.TrimSpace(lo))
+	if err != nil {
+		return serve.Length{}, fmt.Errorf("%q: want N or MIN..MAX tokens", s)
+	}
+	if !ranged {
+		return serve.Fixed(a), nil
+	}
+	b, err := strconv.Atoi(strings.TrimSpace(hi))
+	if err != nil {
+		return serve.Length{}, fmt.Errorf("%q: want N or MIN..MAX tokens", s)
+	}
+	return serve.Uniform(a, b), nil
+}
+
+func printServe(w io.Writer, o serveOutput) {
+	fmt.Fprintf(w, "%s on %s, %v: B_max %d, budget %d, chunk %d", o.Model, o.System, o.Scheduler.Mode, o.Scheduler.MaxBatch, o.Scheduler.TokenBudget, o.Scheduler.Chunk)
+	switch {
+	case o.Trace != "":
+		fmt.Fprintf(w, ", trace %s\n", o.Trace)
+	case o.Baseline != "":
+		fmt.Fprintf(w, ", load %.2f of %s's %.4f req/s = %.4f req/s\n", o.Load, o.Baseline, o.BaselineRPS, o.RateRPS)
+	default:
+		fmt.Fprintf(w, ", %.4f req/s\n", o.RateRPS)
+	}
+	if o.Approx.KVQuantum > 0 {
+		fmt.Fprintf(w, "approximate passes: decode contexts rounded to %d tokens\n", o.Approx.KVQuantum)
+	}
+	t := &table{}
+	t.add("seed", "done", "rejected", "TTFT p50/p90/p99 s", "TPOT p50/p90/p99 ms", "E2E p50/p90/p99 s", "queue mean s", "offered/completed req/s", "passes (replayed)", "wall")
+	for _, r := range o.Runs {
+		s := r.Summary
+		seed := fmt.Sprint(r.Seed)
+		if r.Seed == 0 {
+			seed = "trace"
+		}
+		t.add(seed, fmt.Sprintf("%d/%d", r.Completed, r.Requests), fmt.Sprint(r.Rejected),
+			fmt.Sprintf("%.3f/%.3f/%.3f", s.TTFTs.P50, s.TTFTs.P90, s.TTFTs.P99),
+			fmt.Sprintf("%.1f/%.1f/%.1f", s.TPOTms.P50, s.TPOTms.P90, s.TPOTms.P99),
+			fmt.Sprintf("%.3f/%.3f/%.3f", s.E2Es.P50, s.E2Es.P90, s.E2Es.P99),
+			fmt.Sprintf("%.3f", s.Queues.Mean), fmt.Sprintf("%.4f/%.4f", s.OfferedRPS, s.ThroughputRPS),
+			fmt.Sprintf("%d (%d)", r.Passes, r.Replays), fmt.Sprintf("%.2fs", r.WallS))
+	}
+	t.write(w)
+	for _, r := range o.Runs {
+		for _, rj := range r.Rejections {
+			fmt.Fprintf(w, "rejected request %d: %s\n", rj.ID, rj.Reason)
+		}
+	}
+}
+
+func writeServeCSV(w io.Writer, o serveOutput) error {
+	cw := csv.NewWriter(w)
+	cw.Write([]string{"model", "system", "mode", "seed", "rate_rps", "requests", "completed", "rejected",
+		"ttft_p50_s", "ttft_p90_s", "ttft_p99_s", "tpot_p50_ms", "tpot_p90_ms", "tpot_p99_ms",
+		"e2e_p50_s", "e2e_p90_s", "e2e_p99_s", "queue_mean_s", "offered_rps", "throughput_rps", "interrupted"})
+	f := func(x float64) string { return strconv.FormatFloat(x, 'g', 8, 64) }
+	for _, r := range o.Runs {
+		s := r.Summary
+		cw.Write([]string{o.Model, o.System, o.Scheduler.Mode.String(), fmt.Sprint(r.Seed), f(o.RateRPS), fmt.Sprint(r.Requests),
+			fmt.Sprint(r.Completed), fmt.Sprint(r.Rejected), f(s.TTFTs.P50), f(s.TTFTs.P90), f(s.TTFTs.P99),
+			f(s.TPOTms.P50), f(s.TPOTms.P90), f(s.TPOTms.P99), f(s.E2Es.P50), f(s.E2Es.P90), f(s.E2Es.P99),
+			f(s.Queues.Mean), f(s.OfferedRPS), f(s.ThroughputRPS), strconv.FormatBool(r.Interrupted)})
+	}
+	cw.Flush()
+	return cw.Error()
+}
+
+// serveProgress draws a progress bar on stderr once a run has taken two
+// seconds: requests done, simulated time, rate and ETA.
+type serveProgress struct {
+	mu      sync.Mutex
+	w       io.Writer
+	start   time.Time
+	name    string
+	n       int
+	done    map[int]int
+	simTime map[int]float64
+	bar     *progressbar.ProgressBar
+}
+
+func newServeProgress(w io.Writer) *serveProgress {
+	return &serveProgress{w: w, start: time.Now(), done: map[int]int{}, simTime: map[int]float64{}}
+}
+
+func (p *serveProgress) phase(name string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.name = name
+	if p.bar == nil && time.Since(p.start) > 2*time.Second {
+		fmt.Fprintf(p.w, "%s...\n", name)
+	}
+}
+
+func (p *serveProgress) total(n int) { p.mu.Lock(); p.n = n; p.mu.Unlock() }
+
+func (p *serveProgress) update(run int, pr serve.Progress) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.done[run], p.simTime[run] = pr.Done, pr.SimTime.Seconds()
+	if p.bar == nil {
+		if time.Since(p.start) < 2*time.Second {
+			return
+		}
+		p.bar = progressbar.NewOptions(p.n, progressbar.OptionSetWriter(p.w), progressbar.OptionShowCount(),
+			progressbar.OptionShowIts(), progressbar.OptionSetItsString("req"), progressbar.OptionSetPredictTime(true),
+			progressbar.OptionThrottle(200*time.Millisecond), progressbar.OptionClearOnFinish())
+	}
+	done, sim := 0, 0.0
+	for k, d := range p.done {
+		done += d
+		sim += p.simTime[k]
+	}
+	p.bar.Describe(fmt.Sprintf("%s: %.0f s simulated", p.name, sim))
+	p.bar.Set(done)
+}
+
+func (p *serveProgress) finish() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.bar != nil {
+		p.bar.Finish()
+		fmt.Fprintln(p.w)
+		p.bar = nil
+	}
+}

@@ -1,0 +1,161 @@
+package reproduce
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/dashlab/dashlab/dash"
+	"github.com/dashlab/dashlab/dash/serve"
+	"github.com/dashlab/dashlab/reference"
+	"github.com/dashlab/dashlab/reference/summary"
+)
+
+// Table III and the serving gains (§VI-E): Qwen3-235B-A22B under
+// continuous batching, 4,096-token prompts and 128 output tokens, the
+// paper's scheduler; loads of 50/75/90% of relay-only's Mixed backlogged
+// throughput, 5 Poisson traces each, 128 warm-up and 1,024 measured
+// requests; saturation in Mixed and Serial.
+
+// ServingModel and ServingSystems are the study's model and systems.
+const ServingModel = "qwen3-235b-a22b"
+
+// ServingSystems are DASH and the two single-route baselines.
+var ServingSystems = []string{"dash", "relay-only", "direct-only"}
+
+// ServingExperiments builds the study's systems under a reading of t_R:
+// the catalogue model on each system with the paper's GPU, DASH with
+// lookahead expert selection (as in Fig. 9); the workload (1 x budget-token
+// prompt) sizes the HBM activation workspace for the largest pass the
+// scheduler builds. modify, if not nil, changes every builder (a notebook's
+// what-if).
+func ServingExperiments(sched serve.Scheduler, r dash.Reading, modify func(dash.ExperimentBuilder) dash.ExperimentBuilder) ([]dash.Experiment, error) {
+	var out []dash.Experiment
+	for _, sys := range ServingSystems {
+		b := reference.Experiment(ServingModel, sys).Batch(1).Prompt(sched.TokenBudget).Output(1).Reading(r).Lookahead(IsDASH(sys))
+		if modify != nil {
+			b = modify(b)
+		}
+		e, err := b.Build()
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, e)
+	}
+	return out, nil
+}
+
+// ServingStudy is the paper's Table III study under a reading (exact
+// passes unless approx is set).
+func ServingStudy(r dash.Reading, approx serve.Approx, workers int) (serve.Study, error) {
+	exps, err := ServingExperiments(serve.PaperScheduler(), r, nil)
+	if err != nil {
+		return serve.Study{}, err
+	}
+	return serve.NewStudy().System(exps...).Approx(approx).Workers(workers).Build()
+}
+
+func init() {
+	register(group{name: "serving", prefixes: []string{"table3.", "serving."}, run: runServing})
+}
+
+func runServing(opts Options, art *Artifacts) (Values, error) {
+	var v Values
+	for _, r := range dash.Readings() {
+		st, err := ServingStudy(r, serve.Approx{}, opts.Workers)
+		if err != nil {
+			return v, err
+		}
+		res, err := st.Run(context.Background(), nil)
+		if err != nil {
+			return v, fmt.Errorf("%v reading: %w", r, err)
+		}
+		if r == dash.ReadingPaper {
+			art.Serving = res
+		} else {
+			art.ServingPhysical = res
+		}
+		sfx := ReadingSuffix(r)
+		for id, x := range ServingValues(res) {
+			v.Set(id+sfx, x.Value, x.Detail+fmt.Sprintf(" (%v reading)", r))
+		}
+	}
+	return v, nil
+}
+
+// ServingValue is one simulated serving id with how it was obtained.
+type ServingValue struct {
+	// Value is the simulated number; Detail explains it.
+	Value  float64
+	Detail string
+}
+
+// ServingValues derives the table3.* and serving.* ids from a study.
+// P90s are the mean over seeds of each trace's P90 (the spread is in the
+// detail); reductions compare those means.
+func ServingValues(res *serve.StudyResult) map[string]ServingValue {
+	out := map[string]ServingValue{}
+	for _, a := range res.Aggregates {
+		if a.System != "dash" {
+			continue
+		}
+		load := fmt.Sprintf("table3.load%d.", int(a.Load*100+0.5))
+		out[load+"e2e_p90_s"] = ServingValue{a.E2Es.P90.Mean, spread("E2E P90", a.E2Es.P90, "s", a)}
+		out[load+"tpot_p90_ms"] = ServingValue{a.TPOTms.P90.Mean, spread("TPOT P90", a.TPOTms.P90, "ms", a)}
+		for _, base := range []string{"relay-only", "direct-only"} {
+			b, ok := res.AggregateOf(base, a.Load)
+			if !ok {
+				continue
+			}
+			key := strings.ReplaceAll(base, "-", "_")
+			out[load+"e2e_reduction_pct.vs_"+key] = ServingValue{summary.ReductionPct(a.E2Es.P90.Mean, b.E2Es.P90.Mean),
+				fmt.Sprintf("E2E P90 %.3f s vs %s %.3f s (mean over %d seeds)", a.E2Es.P90.Mean, base, b.E2Es.P90.Mean, a.Seeds)}
+			out[load+"tpot_reduction_pct.vs_"+key] = ServingValue{summary.ReductionPct(a.TPOTms.P90.Mean, b.TPOTms.P90.Mean),
+				fmt.Sprintf("TPOT P90 %.1f ms vs %s %.1f ms (mean over %d seeds)", a.TPOTms.P90.Mean, base, b.TPOTms.P90.Mean, a.Seeds)}
+		}
+	}
+	gain := func(sys string) (float64, string, bool) {
+		m, ok1 := res.SaturationOf(sys, serve.Mixed)
+		s, ok2 := res.SaturationOf(sys, serve.Serial)
+		if !ok1 || !ok2 {
+			return 0, "", false
+		}
+		return 100 * (m.RPS/s.RPS - 1), fmt.Sprintf("%s backlogged: Mixed %.4f req/s, Serial %.4f req/s", sys, m.RPS, s.RPS), true
+	}
+	if g, d, ok := gain("dash"); ok {
+		out["serving.mixed_over_serial_peak_gain_pct.dash"] = ServingValue{g, d}
+	}
+	gr, dr, ok1 := gain("relay-only")
+	gd, dd, ok2 := gain("direct-only")
+	if ok1 && ok2 {
+		out["serving.mixed_over_serial_peak_gain_pct.baselines"] = ServingValue{(gr + gd) / 2,
+			fmt.Sprintf("mean of relay-only %.1f%% and direct-only %.1f%%; %s; %s", gr, gd, dr, dd)}
+	}
+	var gains []float64
+	var parts []string
+	for _, m := range []serve.Mode{serve.Mixed, serve.Serial} {
+		d, ok := res.SaturationOf("dash", m)
+		for _, base := range []string{"relay-only", "direct-only"} {
+			b, ok2 := res.SaturationOf(base, m)
+			if ok && ok2 {
+				g := 100 * (d.RPS/b.RPS - 1)
+				gains = append(gains, g)
+				parts = append(parts, fmt.Sprintf("%v vs %s %.1f%%", m, base, g))
+			}
+		}
+	}
+	if len(gains) > 0 {
+		lo, hi := gains[0], gains[0]
+		for _, g := range gains {
+			lo, hi = min(lo, g), max(hi, g)
+		}
+		detail := "DASH backlogged throughput over the baselines: " + strings.Join(parts, ", ")
+		out["serving.dash_peak_gain_pct.min"] = ServingValue{lo, detail}
+		out["serving.dash_peak_gain_pct.max"] = ServingValue{hi, detail}
+	}
+	return out
+}
+
+func spread(what string, a serve.Across, unit string, ag serve.Aggregate) string {
+	return fmt.Sprintf("%s mean over %d seeds at %.4f req/s (seeds %.3f-%.3f %s)", what, ag.Seeds, ag.RateRPS, a.Min, a.Max, unit)
+}
