@@ -203,6 +203,17 @@ func (m ModelSpec) AttentionSpan(i, ctx int) int {
 	return ctx - ((ctx-1)/c)*c
 }
 
+// SameAttentionSpan reports whether layers i and j attend over the same
+// span at every context length (see AttentionSpan).
+func (m ModelSpec) SameAttentionSpan(i, j int) bool {
+	if m.Attention.ChunkSize <= 0 {
+		return true
+	}
+	g := m.Attention.GlobalEvery
+	global := func(l int) bool { return g > 0 && (l+1)%g == 0 }
+	return global(i) == global(j)
+}
+
 // OutputProjectionWidth is the input width of the attention output
 // projection: heads x head_dim (MLA: heads x v_head_dim).
 func (m ModelSpec) OutputProjectionWidth() int {

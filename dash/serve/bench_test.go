@@ -2,6 +2,7 @@ package serve
 
 import (
 	"context"
+	"math"
 	"testing"
 
 	"github.com/dashlab/dashlab/dash"
@@ -76,3 +77,36 @@ func BenchmarkTable3(b *testing.B) { benchTable3(b, Approx{}) }
 
 // BenchmarkTable3Approx is the same with the approximate pass model.
 func BenchmarkTable3Approx(b *testing.B) { benchTable3(b, Approx{KVQuantum: 128}) }
+
+// BenchmarkApproxError measures the approximate pass model's error on a
+// reduced Table III (2 seeds x 3 loads x 3 systems, 128 + 1,024 requests,
+// Mixed): the largest relative difference of any system's and load's mean
+// P90 TTFT, TPOT or E2E from the exact passes', in percent.
+func BenchmarkApproxError(b *testing.B) {
+	var exps []dash.Experiment
+	for _, s := range []string{"dash", "relay-only", "direct-only"} {
+		exps = append(exps, paperServing(b, s))
+	}
+	run := func(a Approx) *StudyResult {
+		st, err := NewStudy().System(exps...).SaturationModes(Mixed).Seeds(2).Approx(a).Build()
+		if err != nil {
+			b.Fatal(err)
+		}
+		res, err := st.Run(context.Background(), nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		return res
+	}
+	for b.Loop() {
+		exact, approx := run(Approx{}), run(Approx{KVQuantum: 128})
+		worst := 0.0
+		for _, e := range exact.Aggregates {
+			a, _ := approx.AggregateOf(e.System, e.Load)
+			for _, pair := range [][2]float64{{e.TTFTs.P90.Mean, a.TTFTs.P90.Mean}, {e.TPOTms.P90.Mean, a.TPOTms.P90.Mean}, {e.E2Es.P90.Mean, a.E2Es.P90.Mean}} {
+				worst = max(worst, 100*math.Abs(pair[1]/pair[0]-1))
+			}
+		}
+		b.ReportMetric(worst, "max_p90_err_pct")
+	}
+}

@@ -32,10 +32,11 @@ type Config struct {
 // Approx is the optional approximation of the pass model. The zero value
 // is exact.
 type Approx struct {
-	// KVQuantum, when positive, rounds every decode row's context to the
-	// nearest multiple of KVQuantum tokens (never below its prompt) before
-	// the pass is simulated, so that many more passes are identical and
-	// replay. Its error is measured by the serve benchmarks and tests.
+	// KVQuantum, when positive, replaces an iteration's decode rows by as
+	// many identical rows at their mean prompt and mean context, the context
+	// rounded to the nearest multiple of KVQuantum tokens, so that many more
+	// passes are identical and replay. Its error against the exact passes
+	// is measured by TestApproxError and the benchmarks.
 	KVQuantum int `json:"kv_quantum_tokens,omitempty"`
 }
 

@@ -272,18 +272,38 @@ func (s *server) compose() {
 		s.batch = append(s.batch, l)
 	}
 	s.run.MaxActive = max(s.run.MaxActive, len(s.active))
+	approximate(s.decodeRows, s.cfg.Approx.KVQuantum)
 	s.rows = append(append(s.rows, s.decodeRows...), s.prefillRows...)
 }
 
-// decodeRow is an active request's next decode step, its context rounded
-// when the approximate pass model is on.
+// decodeRow is an active request's next decode step.
 func (s *server) decodeRow(l *live) sim.Row {
-	r := sim.Row{Tokens: 1, Cached: l.req.Prompt + l.generated - 1, Prompt: l.req.Prompt}
-	if q := s.cfg.Approx.KVQuantum; q > 0 {
-		ctx := int(math.Round(float64(r.Cached+1)/float64(q))) * q
-		r.Cached = max(r.Prompt, ctx-1)
+	return sim.Row{Tokens: 1, Cached: l.req.Prompt + l.generated - 1, Prompt: l.req.Prompt}
+}
+
+// approximate replaces the decode rows by as many identical rows at their
+// mean prompt and mean context, the context rounded to the nearest multiple
+// of the quantum (never below the prompt): the approximate pass model. The
+// decode attention kernel is already timed as a batch of equal work at the
+// rows' mean span, so what changes is the per-row block rounding of the KV
+// reads, the HBF/HBM split of rows with different prompts, and the
+// rounding to the quantum.
+func approximate(rows []sim.Row, q int) {
+	if q <= 0 || len(rows) == 0 {
+		return
 	}
-	return r
+	var prompt, ctx int
+	for _, r := range rows {
+		prompt += r.Prompt
+		ctx += r.Cached + r.Tokens
+	}
+	n := len(rows)
+	p := (prompt + n/2) / n
+	c := int(math.Round(float64(ctx)/float64(n)/float64(q))) * q
+	c = max(c, p+1)
+	for i := range rows {
+		rows[i] = sim.Row{Tokens: 1, Cached: c - 1, Prompt: p}
+	}
 }
 
 // token records a produced token at t.

@@ -90,6 +90,9 @@ type Passer struct {
 	before []int64
 	after  []int64
 	t0, t1 traffic
+	// sameAsPrev[i]: layer i attends over the same spans as layer i-1, so
+	// its attention kernel is the previous layer's.
+	sameAsPrev []bool
 	// Passes and Replays count the passes run and those replayed.
 	Passes, Replays int
 }
@@ -119,8 +122,14 @@ func NewPasser(exp dash.Experiment, opts Options) (*Passer, error) {
 	}
 	e := newEngine(cfg)
 	e.noJump = opts.NoJump
-	return &Passer{e: e, pb: newProgramBuilder(exp), noJump: opts.NoJump,
-		memo: map[string]passOutcome{}, tmpl: map[[2]int]*pass{}}, nil
+	p := &Passer{e: e, pb: newProgramBuilder(exp), noJump: opts.NoJump,
+		memo: map[string]passOutcome{}, tmpl: map[[2]int]*pass{}}
+	m := exp.Model()
+	p.sameAsPrev = make([]bool, m.NumLayers)
+	for i := 1; i < m.NumLayers; i++ {
+		p.sameAsPrev[i] = m.SameAttentionSpan(i-1, i)
+	}
+	return p, nil
 }
 
 // Now is the simulated time at the end of the last pass.
@@ -160,6 +169,11 @@ func (p *Passer) Run(rows []Row) (PassResult, error) {
 	b := p.pb
 	kernels := make([]opSpec, b.m.NumLayers)
 	for i := range kernels {
+		if i > 0 && p.sameAsPrev[i] {
+			kernels[i] = kernels[i-1]
+			kernels[i].layer = i
+			continue
+		}
 		kernels[i] = b.batchKernel(i, rows)
 	}
 	p.step++
@@ -282,7 +296,7 @@ func (p *Passer) passKey(dst []byte, tokens, sampled int, kernels []opSpec) []by
 	dst = binary.AppendUvarint(dst, uint64(tokens))
 	dst = binary.AppendUvarint(dst, uint64(sampled))
 	for i, k := range kernels {
-		if i > 0 && k == kernels[i-1] {
+		if i > 0 && sameKernel(k, kernels[i-1]) {
 			dst = append(dst, 0)
 			continue
 		}
@@ -385,4 +399,11 @@ func (b *programBuilder) prefillOp(i, n, q, kv int) gpu.Op {
 		op.Batch, op.QLen, op.KVLen = n*chunks, a.ChunkSize, a.ChunkSize
 	}
 	return op
+}
+
+// sameKernel reports whether two layers' attention kernels are equal but
+// for their layer index.
+func sameKernel(a, b opSpec) bool {
+	a.layer = b.layer
+	return a == b
 }

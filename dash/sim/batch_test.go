@@ -108,3 +108,26 @@ func TestPasserRejectsBadRows(t *testing.T) {
 		}
 	}
 }
+
+// Layers that share a kernel (SameAttentionSpan) get exactly the kernel
+// batchKernel computes for them, on a model with local and global layers.
+func TestPasserSharedKernels(t *testing.T) {
+	exp := build(t, "llama4-maverick", "dash", 1, 512, 2)
+	p, err := NewPasser(exp, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows := []Row{{Tokens: 1, Cached: 9000, Prompt: 8192}, {Tokens: 512, Cached: 8192, Prompt: 9000}, {Tokens: 700, Prompt: 700}}
+	m := exp.Model()
+	prev := p.pb.batchKernel(0, rows)
+	for i := 1; i < m.NumLayers; i++ {
+		k := p.pb.batchKernel(i, rows)
+		if p.sameAsPrev[i] != sameKernel(k, prev) {
+			t.Fatalf("layer %d: shared %v, kernels equal %v", i, p.sameAsPrev[i], sameKernel(k, prev))
+		}
+		prev = k
+	}
+	if _, err := p.Run(rows); err != nil {
+		t.Fatal(err)
+	}
+}
