@@ -28,6 +28,10 @@ type Run struct {
 	// measured requests; InSystem is the time integral of the number of
 	// requests in the system over that window (request-seconds), and
 	// CompletedInWindow the requests that finished within it.
+	// WindowRequests is the number of measured requests that arrived in
+	// the window (fewer than the window's size in an interrupted run, whose
+	// window ends at the last arrival simulated).
+	WindowRequests    int           `json:"window_requests"`
 	WindowStart       unit.Duration `json:"window_start_ns"`
 	WindowEnd         unit.Duration `json:"window_end_ns"`
 	InSystem          float64       `json:"in_system_request_s"`

@@ -105,6 +105,17 @@ func Simulate(ctx context.Context, cfg Config, reqs []Request, progress func(Pro
 	if progress != nil {
 		progress(Progress{Done: s.done, Total: len(reqs), SimTime: p.Now()})
 	}
+	s.run.WindowRequests = s.hi - s.lo
+	if s.run.Interrupted { // the window ends at the last measured arrival simulated
+		n := 0
+		for i := s.lo; i < s.hi && reqs[i].Arrival <= p.Now(); i++ {
+			n++
+		}
+		s.run.WindowRequests = n
+		if n > 0 {
+			s.run.WindowEnd = reqs[s.lo+n-1].Arrival
+		}
+	}
 	slices.SortFunc(s.run.Measured, func(a, b RequestMetrics) int { return a.ID - b.ID })
 	s.run.SimTime = p.Now()
 	s.run.Passes, s.run.Replays = p.Passes, p.Replays

@@ -51,8 +51,8 @@ func (r *Run) Summarize() Summary {
 	}
 	s := Summary{TTFTs: dist(ttft), TPOTms: dist(tpot), E2Es: dist(e2e), Queues: dist(queue),
 		GapMS: dist(append([]float64(nil), r.GapsMS...))}
-	if w := (r.WindowEnd - r.WindowStart).Seconds(); w > 0 && n > 1 {
-		s.OfferedRPS = float64(n-1) / w
+	if w := (r.WindowEnd - r.WindowStart).Seconds(); w > 0 && r.WindowRequests > 1 {
+		s.OfferedRPS = float64(r.WindowRequests-1) / w
 		s.ThroughputRPS = float64(r.CompletedInWindow) / w
 		s.MeanInSystem = r.InSystem / w
 		s.LittleLambdaW = s.OfferedRPS * s.E2Es.Mean
