@@ -51,7 +51,7 @@ type serveRun struct {
 	Passes      int               `json:"passes"`
 	Replays     int               `json:"replayed_passes"`
 	SimTimeS    float64           `json:"sim_time_s"`
-	WallS       float64           `json:"wall_s"`
+	WallS       float64           `json:"wall_s,omitempty"`
 	Interrupted bool              `json:"interrupted"`
 }
 
@@ -75,6 +75,7 @@ func runServe(args []string, _ io.Reader, stdout, stderr io.Writer) error {
 	chunk := fs.Int("chunk", 512, "prefill chunk tokens")
 	quantum := fs.Int("approx-kv-quantum", 0, "optional approximation: round decode contexts to this many tokens (0: exact)")
 	format := fs.String("format", "table", "output format: table, json or csv")
+	perf := fs.Bool("perf", false, "with --format json: add each run's wall time (wall_s), which differs from run to run")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -121,15 +122,7 @@ func runServe(args []string, _ io.Reader, stdout, stderr io.Writer) error {
 		return fmt.Errorf("%w: %v", errUsage, err)
 	}
 	experiment := func(sys string) (dash.Experiment, error) {
-		t, err := reference.Timing(*gpuID)
-		if err != nil {
-			return dash.Experiment{}, err
-		}
-		mm, err := reference.Model(*model)
-		if err != nil {
-			return dash.Experiment{}, err
-		}
-		return dash.NewExperiment().Model(mm).SystemID(sys).Timing(t).Batch(1).Prompt(*budget).Output(1).Build()
+		return reference.Experiment(*model, sys).GPU(*gpuID).Batch(1).Prompt(*budget).Output(1).Build()
 	}
 	exp, err := experiment(*system)
 	if err != nil {
@@ -223,6 +216,11 @@ func runServe(args []string, _ io.Reader, stdout, stderr io.Writer) error {
 	}
 	switch *format {
 	case "json":
+		if !*perf {
+			for i := range out.Runs {
+				out.Runs[i].WallS = 0
+			}
+		}
 		err = writeJSON(stdout, out)
 	case "csv":
 		err = writeServeCSV(stdout, out)

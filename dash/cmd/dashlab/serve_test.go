@@ -14,22 +14,29 @@ func TestServeJSONAndCSV(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
-	var o struct {
-		RateRPS float64 `json:"rate_rps"`
-		Runs    []struct {
-			Completed int `json:"completed"`
-			Summary   struct {
-				E2E struct {
-					P90 float64 `json:"p90"`
-				} `json:"e2e_s"`
-			} `json:"summary"`
-		} `json:"runs"`
+	var env struct {
+		Result struct {
+			RateRPS float64 `json:"rate_rps"`
+			Runs    []struct {
+				Completed int `json:"completed"`
+				Summary   struct {
+					E2E struct {
+						P90 float64 `json:"p90"`
+					} `json:"e2e_s"`
+				} `json:"summary"`
+			} `json:"runs"`
+		} `json:"result"`
 	}
-	if err := json.Unmarshal([]byte(out), &o); err != nil {
+	if err := json.Unmarshal([]byte(out), &env); err != nil {
 		t.Fatal(err)
 	}
+	o := env.Result
 	if o.RateRPS != 4 || len(o.Runs) != 1 || o.Runs[0].Completed != 60 || !(o.Runs[0].Summary.E2E.P90 > 0) {
 		t.Fatalf("%s", out)
+	}
+	code, again, _ := dashlab(append(args, "--format", "json")...)
+	if code != 0 || again != out {
+		t.Error("two identical runs print different JSON")
 	}
 	code, out, errs = dashlab(append(args, "--format", "csv", "--seeds", "2")...)
 	if code != 0 || len(strings.Split(strings.TrimSpace(out), "\n")) != 3 || !strings.HasPrefix(out, "model,system,mode,seed") {
