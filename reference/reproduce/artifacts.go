@@ -35,6 +35,9 @@ type Artifacts struct {
 	Energy []EnergyPoint
 	// Endurance is the HBF lifetime study (nil when not run).
 	Endurance *EnduranceResult
+	// ServingEndurance is the lifetime at the serving study's loads, with
+	// R_HBF from its backlogged rate (nil without a serving study).
+	ServingEndurance *ServingEndurance
 	// Serving is the continuous-batching study behind Table III under the
 	// paper reading (nil when the serving group did not run);
 	// ServingPhysical the same under the physical reading.
