@@ -57,6 +57,9 @@ func (p *Plan) Run(ctx context.Context, opts RunOptions, emit func(Row) error) e
 	go func() {
 		defer close(jobs)
 		for pos := range todo {
+			if ctx.Err() != nil {
+				return
+			}
 			select {
 			case tokens <- struct{}{}:
 			case <-ctx.Done():
@@ -75,6 +78,10 @@ func (p *Plan) Run(ctx context.Context, opts RunOptions, emit func(Row) error) e
 		go func() {
 			defer wg.Done()
 			for pos := range jobs {
+				if ctx.Err() != nil { // cancelled after the hand-over: not started
+					results <- done{pos: pos}
+					continue
+				}
 				row, ok := p.runPoint(ctx, todo[pos])
 				results <- done{pos, row, ok}
 			}
