@@ -142,17 +142,18 @@ if "$DASHLAB" sweep merge "$work/bad.csv" "$work/out/slurm-small.part-0-of-$TASK
 fi
 
 say "resume after SIGKILL"
-# the same sweep with twelve t_R values (96 points, a few seconds on one worker)
-sed 's/values: \[2us, 3us, 8us\]/range: {from: 1us, to: 12us, step: 1us}/' "$SPEC" >"$work/kill.yaml"
+# the same sweep with 200 t_R values (1,600 points, several seconds on one worker
+# even on an idle machine, so that the kill lands mid-run)
+sed 's/values: \[2us, 3us, 8us\]/range: {from: 1us, to: 200us, step: 1us}/' "$SPEC" >"$work/kill.yaml"
 grep -q 'step: 1us' "$work/kill.yaml" || fail "could not derive the longer sweep"
 "$DASHLAB" sweep --spec "$work/kill.yaml" --out "$work/kill-whole.csv" --quiet
 total=$(($(wc -l <"$work/kill-whole.csv") - 1))
 "$DASHLAB" sweep --spec "$work/kill.yaml" --out "$work/killed.csv" --workers 1 --quiet &
 pid=$!
 rows() { if [ -f "$1" ]; then echo $(($(wc -l <"$1") - 1)); else echo 0; fi; }
-for _ in $(seq 200); do
+for _ in $(seq 2000); do
   [ "$(rows "$work/killed.csv")" -ge 1 ] && break
-  sleep 0.05
+  sleep 0.01
 done
 kill -9 $pid 2>/dev/null || true
 wait $pid 2>/dev/null || true
