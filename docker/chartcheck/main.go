@@ -165,6 +165,10 @@ func chromiumArgs(o options, userDir string) []string {
 	}
 }
 
+// errChromiumTimeout marks a browser that never finished the page: an
+// environment failure (a hung start), not a verdict on the charts.
+var errChromiumTimeout = errors.New("chromium timed out")
+
 // runChromium runs chromium with args plus target, returning stdout.
 func runChromium(o options, target string, extra ...string) ([]byte, error) {
 	userDir, err := os.MkdirTemp("", "chartcheck-profile-")
@@ -180,7 +184,7 @@ func runChromium(o options, target string, extra ...string) ([]byte, error) {
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	err = cmd.Run()
 	if ctx.Err() != nil {
-		return nil, fmt.Errorf("chromium timed out after %s", o.timeout)
+		return nil, fmt.Errorf("%w after %s", errChromiumTimeout, o.timeout)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("chromium: %v\n%s", err, tail(stderr.String(), 2000))
@@ -218,6 +222,10 @@ func checkPage(o options, path string) (*Verdict, []string, error) {
 	}
 	url := "file://" + probed
 	dom, err := runChromium(o, url, "--dump-dom")
+	if errors.Is(err, errChromiumTimeout) { // one more try: a blank chart never times out, a hung browser start does
+		fmt.Fprintf(os.Stderr, "     %s: %v; trying once more\n", path, err)
+		dom, err = runChromium(o, url, "--dump-dom")
+	}
 	if err != nil {
 		return nil, nil, err
 	}
