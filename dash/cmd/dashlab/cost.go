@@ -65,8 +65,8 @@ func runCost(args []string, _ io.Reader, stdout, stderr io.Writer) error {
 	if err := checkFormat(*format); err != nil {
 		return err
 	}
-	if fs.NArg() > 0 {
-		return fmt.Errorf("%w: unexpected argument %q", errUsage, fs.Arg(0))
+	if err := noArgs(fs); err != nil {
+		return err
 	}
 	rs, err := parseFloats("--r", *rList)
 	if err != nil {

@@ -67,8 +67,8 @@ func runEnergy(args []string, _ io.Reader, stdout, stderr io.Writer) error {
 	if err := checkFormat(*format); err != nil {
 		return err
 	}
-	if fs.NArg() > 0 {
-		return fmt.Errorf("%w: unexpected argument %q", errUsage, fs.Arg(0))
+	if err := noArgs(fs); err != nil {
+		return err
 	}
 	reading, err := dash.ParseReading(*readingName)
 	if err != nil {

@@ -31,8 +31,8 @@ func runLookahead(args []string, _ io.Reader, stdout, stderr io.Writer) error {
 	if err := parse(fs, args[1:]); err != nil {
 		return err
 	}
-	if fs.NArg() > 0 {
-		return fmt.Errorf("%w: unexpected argument %q", errUsage, fs.Arg(0))
+	if err := noArgs(fs); err != nil {
+		return err
 	}
 	if err := checkFormat(*format); err != nil {
 		return err

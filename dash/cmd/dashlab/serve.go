@@ -79,8 +79,8 @@ func runServe(args []string, _ io.Reader, stdout, stderr io.Writer) error {
 	if err := parse(fs, args); err != nil {
 		return err
 	}
-	if fs.NArg() > 0 {
-		return fmt.Errorf("%w: unexpected argument %q", errUsage, fs.Arg(0))
+	if err := noArgs(fs); err != nil {
+		return err
 	}
 	if *format != "table" && *format != "json" && *format != "csv" {
 		return fmt.Errorf("%w: --format %q: want table, json or csv", errUsage, *format)
