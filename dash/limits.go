@@ -28,7 +28,12 @@ const (
 	MinRate = unit.GBps
 	MaxRate = 1000 * unit.TBps
 
-	// MinLatency and MaxLatency bound hbf.t_read and hbf.t_prog (1 ns .. 10 s).
+	// MinTRead bounds hbf.t_read from below (10 ns: a hundred times faster
+	// than any NAND read, yet above a bare Go constant such as
+	// nb.Knobs{TRead: 3}, which is 3 ns, not the 3 µs meant). MinLatency and
+	// MaxLatency bound hbf.t_prog (1 ns .. 10 s: Fig. 12's reference row
+	// programs in 1 ns, "no program latency") and t_read from above.
+	MinTRead   = 10 * unit.Nanosecond
 	MinLatency = unit.Nanosecond
 	MaxLatency = 10 * unit.Second
 
@@ -102,10 +107,18 @@ type RangeError struct {
 	Value string
 	// Min and Max bound the range, printed with their unit.
 	Min, Max string
+	// Hint, when set, says what a number without a unit means: a positive
+	// duration, size or rate below its range is most often one (in Go,
+	// unit.Duration(3) is 3 ns).
+	Hint string
 }
 
 func (e *RangeError) Error() string {
-	return fmt.Sprintf("%s = %s: outside the plausible range %s .. %s", e.Field, e.Value, e.Min, e.Max)
+	msg := fmt.Sprintf("%s = %s: outside the plausible range %s .. %s", e.Field, e.Value, e.Min, e.Max)
+	if e.Hint != "" {
+		msg += " (" + e.Hint + ")"
+	}
+	return msg
 }
 
 // inRange appends a *RangeError to errs unless lo <= v <= hi (NaN is never
@@ -114,7 +127,25 @@ func inRange[T int | unit.Bytes | unit.Duration | unit.BytesPerSecond | float64 
 	if v >= lo && v <= hi {
 		return errs
 	}
-	return append(errs, &RangeError{Field: field, Value: fmt.Sprint(v), Min: fmt.Sprint(lo), Max: fmt.Sprint(hi)})
+	return append(errs, &RangeError{Field: field, Value: fmt.Sprint(v), Min: fmt.Sprint(lo), Max: fmt.Sprint(hi), Hint: unitHint(v, lo)})
+}
+
+// unitHint says, for a positive value below its range, what a number
+// without a unit means in Go and how to write the unit; elsewhere it says
+// nothing.
+func unitHint[T int | unit.Bytes | unit.Duration | unit.BytesPerSecond | float64 | unit.JoulesPerBit](v, lo T) string {
+	if v <= 0 || v >= lo {
+		return ""
+	}
+	switch x := any(v).(type) {
+	case unit.Duration:
+		return fmt.Sprintf("a number without a unit is in ns: did you mean %v (%d * unit.Microsecond)?", x*unit.Microsecond, int64(x))
+	case unit.Bytes:
+		return "a number without a unit is in bytes: write the unit (4 * unit.KiB, 24 * unit.GB)"
+	case unit.BytesPerSecond:
+		return "a number without a unit is in B/s: write the unit (1.6 * unit.TBps)"
+	}
+	return ""
 }
 
 func (s SRAMSpec) limits(field string, minRegion unit.Bytes) []error {
@@ -139,7 +170,7 @@ func (h HBFSpec) limits() []error {
 	errs = inRange(errs, "hbf.planes_per_die", h.PlanesPerDie, 1, MaxPlanesPerDie)
 	errs = inRange(errs, "hbf.subarrays_per_plane", h.SubarraysPerPlane, 1, MaxSubarraysPerPlane)
 	errs = inRange(errs, "hbf.page_size", h.PageSize, MinPageSize, MaxPageSize)
-	errs = inRange(errs, "hbf.t_read", h.TRead, MinLatency, MaxLatency)
+	errs = inRange(errs, "hbf.t_read", h.TRead, MinTRead, MaxLatency)
 	errs = inRange(errs, "hbf.t_prog", h.TProg, MinLatency, MaxLatency)
 	errs = inRange(errs, "hbf.tsv_bandwidth", h.TSVBandwidth, MinRate, MaxRate)
 	errs = inRange(errs, "hbf.read_waves_in_flight", h.ReadWavesInFlight, ReadWavesUnbounded, MaxReadWavesInFlight)

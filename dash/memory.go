@@ -69,7 +69,7 @@ type HBFSpec struct {
 	// (blocks, garbage collection, erase counts) uses it, timing does not.
 	PagesPerBlock int `yaml:"pages_per_block,omitempty"`
 	// TRead is the page sensing latency t_R (3 us nominal; the paper sweeps
-	// 1-32 us). Range 1 ns..10 s.
+	// 1-32 us). Range 10 ns..10 s (MinTRead: below it a bare Go constant, 3 = 3 ns, is refused).
 	TRead unit.Duration `yaml:"t_read"`
 	// TProg is the page program latency t_PROG (100 us nominal). Range 1 ns..10 s.
 	TProg unit.Duration `yaml:"t_prog"`

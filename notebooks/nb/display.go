@@ -32,9 +32,19 @@ func ShowFig(f charts.Figure, err error) {
 	Show(f.HTML())
 }
 
-// MD displays Markdown written from computed values (fmt.Sprintf's format and args).
-func MD(format string, args ...any) {
-	gonbui.DisplayMarkdown(fmt.Sprintf(format, args...))
+// MD displays Markdown text as it is: a computed note (reproduce.ArrayBoundNote, ...)
+// may hold a per cent sign, which is text here, never a format verb. Use MDf to write
+// Markdown from computed values.
+func MD(text string) { displayMarkdown(text) }
+
+// MDf displays Markdown written from computed values: fmt.Sprintf's format and args.
+// Pass a computed note as an argument (MDf("%s", note)) or to MD, never as the format.
+func MDf(format string, args ...any) { displayMarkdown(fmt.Sprintf(format, args...)) }
+
+// displayMarkdown sends Markdown to the notebook (a variable, so that the tests can
+// read what MD and MDf display).
+var displayMarkdown = func(md string) {
+	gonbui.DisplayMarkdown(md)
 	gonbui.Sync()
 }
 

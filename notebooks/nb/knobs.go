@@ -30,44 +30,29 @@ func With(knobs ...Knob) func(dash.ExperimentBuilder) dash.ExperimentBuilder {
 	}
 }
 
-// TRead sets the HBF page read latency t_R (0 keeps the system's).
+// The knobs take values with their units (nb.TRead(3*unit.Microsecond)); the builder
+// refuses an implausible value (dash's limits: t_R under 10 ns, a page under 512 B, a
+// link under 1 GB/s, ...) with an error naming the field and the value, so a number
+// written without its unit (nb.TRead(3): 3 ns) fails the cell instead of running.
+
+// TRead sets the HBF page read latency t_R.
 func TRead(d unit.Duration) Knob {
-	return func(b dash.ExperimentBuilder) dash.ExperimentBuilder {
-		if d > 0 {
-			b = b.TRead(d)
-		}
-		return b
-	}
+	return func(b dash.ExperimentBuilder) dash.ExperimentBuilder { return b.TRead(d) }
 }
 
-// TProg sets the HBF page program latency t_PROG (0 keeps the system's).
+// TProg sets the HBF page program latency t_PROG.
 func TProg(d unit.Duration) Knob {
-	return func(b dash.ExperimentBuilder) dash.ExperimentBuilder {
-		if d > 0 {
-			b = b.TProg(d)
-		}
-		return b
-	}
+	return func(b dash.ExperimentBuilder) dash.ExperimentBuilder { return b.TProg(d) }
 }
 
-// PageSize sets the HBF page size, the SRAM regions following (0 keeps the system's).
+// PageSize sets the HBF page size, the SRAM regions following.
 func PageSize(p unit.Bytes) Knob {
-	return func(b dash.ExperimentBuilder) dash.ExperimentBuilder {
-		if p > 0 {
-			b = b.PageSize(p)
-		}
-		return b
-	}
+	return func(b dash.ExperimentBuilder) dash.ExperimentBuilder { return b.PageSize(p) }
 }
 
-// LinkBandwidth sets every link's usable bandwidth (0 keeps the system's).
+// LinkBandwidth sets every link's usable bandwidth.
 func LinkBandwidth(bw unit.BytesPerSecond) Knob {
-	return func(b dash.ExperimentBuilder) dash.ExperimentBuilder {
-		if bw > 0 {
-			b = b.LinkBandwidth(bw)
-		}
-		return b
-	}
+	return func(b dash.ExperimentBuilder) dash.ExperimentBuilder { return b.LinkBandwidth(bw) }
 }
 
 // Execution replaces the execution switches.

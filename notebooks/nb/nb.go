@@ -91,9 +91,16 @@ func Trace(c Case, pass, layer int) (charts.NamedResult, error) {
 	return charts.NamedResult{Name: charts.SystemName(c.System), Result: r}, nil
 }
 
-// Knobs are the memory-system parameters the notebooks expose; a zero field keeps the
-// paper's value. Apply returns them as a Case.Modify function (With composes the same
-// knobs one at a time).
+// Knobs are the memory-system parameters the notebooks expose, written with their
+// units; the notebooks write the paper's values out:
+//
+//	nb.Knobs{TRead: 3 * unit.Microsecond, TProg: 100 * unit.Microsecond, PageSize: 4 * unit.KiB, LinkBandwidth: 1.6 * unit.TBps}
+//
+// A field left out (zero) keeps the system's value. Every value given is checked by
+// the builder: nb.Knobs{TRead: 3} (3 ns, a number without its unit) is refused with
+// "hbf.t_read = 3ns: outside the plausible range 10ns .. 10s (... did you mean 3us
+// ...)". Apply returns them as a Case.Modify function (With composes the same knobs
+// one at a time).
 type Knobs struct {
 	TRead, TProg  unit.Duration
 	PageSize      unit.Bytes
@@ -102,27 +109,24 @@ type Knobs struct {
 	Execution *dash.ExecutionSpec
 }
 
-// Apply returns the builder change the knobs make (nil when they change nothing).
+// Apply returns the builder change the knobs make (nil when they change nothing). A
+// negative value is applied, and refused by the builder, like any implausible one.
 func (k Knobs) Apply() func(dash.ExperimentBuilder) dash.ExperimentBuilder {
-	if k == (Knobs{}) {
-		return nil
+	var ks []Knob
+	if k.TRead != 0 {
+		ks = append(ks, TRead(k.TRead))
 	}
-	return func(b dash.ExperimentBuilder) dash.ExperimentBuilder {
-		if k.TRead > 0 {
-			b = b.TRead(k.TRead)
-		}
-		if k.TProg > 0 {
-			b = b.TProg(k.TProg)
-		}
-		if k.PageSize > 0 {
-			b = b.PageSize(k.PageSize)
-		}
-		if k.LinkBandwidth > 0 {
-			b = b.LinkBandwidth(k.LinkBandwidth)
-		}
-		if k.Execution != nil {
-			b = b.Execution(*k.Execution)
-		}
-		return b
+	if k.TProg != 0 {
+		ks = append(ks, TProg(k.TProg))
 	}
+	if k.PageSize != 0 {
+		ks = append(ks, PageSize(k.PageSize))
+	}
+	if k.LinkBandwidth != 0 {
+		ks = append(ks, LinkBandwidth(k.LinkBandwidth))
+	}
+	if k.Execution != nil {
+		ks = append(ks, Execution(*k.Execution))
+	}
+	return With(ks...)
 }

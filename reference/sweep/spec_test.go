@@ -25,7 +25,7 @@ func TestSpecErrors(t *testing.T) {
 		{"not an integer", "axes: [{path: workload.batch, values: [four]}]",
 			[]string{"axis 1 (workload.batch)", `value "four"`, "integer"}},
 		{"invalid value", "axes: [{path: overrides.hbf.t_read, values: [3us, 0us]}]",
-			[]string{`axis overrides.hbf.t_read value "0ns"`, "hbf.t_read", "outside the plausible range 1ns .. 10s"}},
+			[]string{`axis overrides.hbf.t_read value "0ns"`, "hbf.t_read", "outside the plausible range 10ns .. 10s"}},
 		{"unknown model", "axes: [{path: model, values: [qwen3-235b-a22b, gpt-5]}]",
 			[]string{`axis model: value "gpt-5"`, `unknown model "gpt-5"`}},
 		{"unknown system", "axes: [{path: system, values: [dash, dash-x]}]",

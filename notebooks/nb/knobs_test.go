@@ -1,0 +1,55 @@
+package nb
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/dashlab/dashlab/dash"
+	"github.com/dashlab/dashlab/dash/unit"
+)
+
+func build(k Knobs) error {
+	_, err := Build(Case{Model: "qwen3-235b-a22b", System: "dash", Batch: 4, Prompt: 1024, Output: 128, Modify: k.Apply()})
+	return err
+}
+
+// A value written without its unit is refused with a message naming the field, the
+// value and the unit meant.
+func TestKnobsRefuseValuesWithoutUnits(t *testing.T) {
+	for _, c := range []struct {
+		k    Knobs
+		want []string
+	}{
+		{Knobs{TRead: 3}, []string{"hbf.t_read = 3ns", "10ns .. 10s", "did you mean 3us"}},
+		{Knobs{PageSize: 4}, []string{"hbf.page_size = 4 B", "in bytes"}},
+		{Knobs{LinkBandwidth: 1.6}, []string{"link.usable", "in B/s"}},
+		{Knobs{LinkBandwidth: 0.5 * unit.GBps}, []string{"link.usable", "1 GB/s"}},
+		{Knobs{TRead: -3 * unit.Microsecond}, []string{"hbf.t_read = -3us"}},
+	} {
+		err := build(c.k)
+		if err == nil {
+			t.Errorf("%+v: built, want refused", c.k)
+			continue
+		}
+		var re *dash.RangeError
+		if !errors.As(err, &re) {
+			t.Errorf("%+v: %v is not a *dash.RangeError", c.k, err)
+		}
+		for _, w := range c.want {
+			if !strings.Contains(err.Error(), w) {
+				t.Errorf("%+v: error %q does not say %q", c.k, err, w)
+			}
+		}
+	}
+}
+
+func TestKnobsWithUnitsBuild(t *testing.T) {
+	k := Knobs{TRead: 3 * unit.Microsecond, TProg: 100 * unit.Microsecond, PageSize: 4 * unit.KiB, LinkBandwidth: 1.6 * unit.TBps}
+	if err := build(k); err != nil {
+		t.Fatal(err)
+	}
+	if err := build(Knobs{TRead: 10 * unit.Nanosecond}); err != nil {
+		t.Fatalf("t_R = 10 ns, the lower limit: %v", err)
+	}
+}
