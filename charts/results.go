@@ -77,7 +77,7 @@ func PhaseBreakdown(id, phase string, results []NamedResult) (Figure, error) {
 		}
 		return sim.Phase{}, fmt.Errorf("charts: PhaseBreakdown: phase %q (want prefill or decode)", phase)
 	}
-	var classes []string
+	var classes []sim.OpClass
 	for _, nr := range results {
 		ph, err := pick(nr.Result)
 		if err != nil {
@@ -94,7 +94,11 @@ func PhaseBreakdown(id, phase string, results []NamedResult) (Figure, error) {
 	c := Common{ID: SanitizeID(id), Title: fmt.Sprintf("GPU time per operator class, %s phase", phase),
 		Subtitle: "each column: compute + fixed overhead + stall (waiting for data beyond compute)", Width: "960px", Height: "480px"}
 	bar.SetGlobalOptions(commonGlobal(c, "item")...)
-	cats := wrapLabels(classes)
+	names := make([]string, len(classes))
+	for i, cl := range classes {
+		names[i] = cl.String()
+	}
+	cats := wrapLabels(names)
 	bar.SetGlobalOptions(
 		ec.WithXAxisOpts(optsXCategory("Operator class")),
 		ec.WithYAxisOpts(optsYValue(fmt.Sprintf("Time in the %s phase (ms)", phase))),
@@ -118,7 +122,7 @@ func PhaseBreakdown(id, phase string, results []NamedResult) (Figure, error) {
 			parts[1] = append(parts[1], ct.Overhead.Milliseconds())
 			parts[2] = append(parts[2], ct.Stall.Milliseconds())
 			if ct.Ops > 0 {
-				rows = append(rows, []string{nr.Name, cl, fmt.Sprint(ct.Ops), fmt.Sprintf("%.4g", ct.Time.Milliseconds()),
+				rows = append(rows, []string{nr.Name, cl.String(), fmt.Sprint(ct.Ops), fmt.Sprintf("%.4g", ct.Time.Milliseconds()),
 					fmt.Sprintf("%.4g", ct.Compute.Milliseconds()), fmt.Sprintf("%.4g", ct.Overhead.Milliseconds()), fmt.Sprintf("%.4g", ct.Stall.Milliseconds())})
 			}
 		}
@@ -161,7 +165,7 @@ func RouteTable(caption string, results []NamedResult) template.HTML {
 	}
 	for i, nr := range results {
 		for _, rt := range nr.Result.Routes {
-			put("route "+rt.Route, i, rt.Delivered.String())
+			put("route "+rt.Route.String(), i, rt.Delivered.String())
 		}
 	}
 	for i, nr := range results {

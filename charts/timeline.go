@@ -15,15 +15,15 @@ import (
 
 // RouteColors are the route colors of RouteTimeline: Direct (HBF -> GPU) blue, Relay
 // (HBF -> HBM base die -> GPU) orange, HBM reads green, writes in darker shades.
-var RouteColors = map[string]string{
-	"direct": "#1a56c4", "relay": "#f08a24", "hbm": "#3ba272",
-	"direct_write": "#0b2e6e", "relay_write": "#9c5107", "hbm_write": "#1d6b42", "writeback": "#9a60b4",
+var RouteColors = map[sim.Route]string{
+	sim.RouteDirect: "#1a56c4", sim.RouteRelay: "#f08a24", sim.RouteHBM: "#3ba272",
+	sim.RouteDirectWrite: "#0b2e6e", sim.RouteRelayWrite: "#9c5107", sim.RouteHBMWrite: "#1d6b42", sim.RouteWriteback: "#9a60b4",
 }
 
 // opColors are the GPU operator colors of RouteTimeline.
-var opColors = map[string]string{
-	"norm": "#b0b0b0", "attn_proj": "#7e57c2", "attention": "#00acc1", "router": "#ec407a",
-	"experts": "#546e7a", "shared_experts": "#8d6e63", "dense_ffn": "#6d4c41", "lm_head": "#455a64",
+var opColors = map[sim.OpClass]string{
+	sim.ClassNorm: "#b0b0b0", sim.ClassAttnProj: "#7e57c2", sim.ClassAttention: "#00acc1", sim.ClassRouter: "#ec407a",
+	sim.ClassExperts: "#546e7a", sim.ClassDenseFFN: "#6d4c41", sim.ClassLMHead: "#455a64",
 }
 
 // linkOrder sorts a stack's links: reads towards the GPU first, in the order a Relay
@@ -131,11 +131,12 @@ func routeTimeline(tl *sim.Timeline, c Common, tmin, tmax float64) (*ec.Custom, 
 		return a.Start < b.Start
 	})
 	var ivs []Interval
-	kinds := map[string]bool{}
+	routes := map[sim.Route]bool{}
 	var cur *Interval
 	var curBytes unit.Bytes
 	var curN int
-	var curKey string
+	var curKey sim.OpClass
+	var curRoute sim.Route
 	flush := func() {
 		if cur != nil {
 			cur.Label = fmt.Sprintf("%s, %d chunk(s), %v", curKey, curN, curBytes)
@@ -148,31 +149,30 @@ func routeTimeline(tl *sim.Timeline, c Common, tmin, tmax float64) (*ec.Custom, 
 		lane := laneName(laneKey{s.Stack, s.Link})
 		key := s.Class
 		start, end := us(s.Start), us(s.End)
-		if cur != nil && cur.Lane == lane && cur.Kind == s.Route && curKey == key && start <= cur.End+joinGap {
+		if cur != nil && cur.Lane == lane && curRoute == s.Route && curKey == key && start <= cur.End+joinGap {
 			cur.End = math.Max(cur.End, end)
 			curBytes += s.Bytes
 			curN++
 			continue
 		}
 		flush()
-		cur = &Interval{Lane: lane, Start: start, End: end, Kind: s.Route}
-		curKey, curBytes, curN = key, s.Bytes, 1
-		kinds[s.Route] = true
+		cur = &Interval{Lane: lane, Start: start, End: end, Kind: s.Route.String()}
+		curKey, curRoute, curBytes, curN = key, s.Route, s.Bytes, 1
+		routes[s.Route] = true
 	}
 	flush()
 	for _, o := range tl.Ops {
-		ivs = append(ivs, Interval{Lane: GPULane, Start: us(o.Start), End: us(o.End), Kind: "GPU: " + o.Class,
+		ivs = append(ivs, Interval{Lane: GPULane, Start: us(o.Start), End: us(o.End), Kind: "GPU: " + o.Class.String(),
 			Label: fmt.Sprintf("%s (compute %.3g µs)", o.Class, o.Compute.Microseconds())})
-		kinds["GPU: "+o.Class] = true
 	}
 	var kindSpecs []Series
-	for _, r := range []string{"direct", "relay", "hbm", "direct_write", "relay_write", "hbm_write", "writeback"} {
-		if kinds[r] {
-			kindSpecs = append(kindSpecs, Series{Name: r, Color: RouteColors[r]})
+	for _, r := range []sim.Route{sim.RouteDirect, sim.RouteRelay, sim.RouteHBM, sim.RouteDirectWrite, sim.RouteRelayWrite, sim.RouteHBMWrite, sim.RouteWriteback} {
+		if routes[r] {
+			kindSpecs = append(kindSpecs, Series{Name: r.String(), Color: RouteColors[r]})
 		}
 	}
 	for _, o := range tl.Ops {
-		k := "GPU: " + o.Class
+		k := "GPU: " + o.Class.String()
 		if col, ok := opColors[o.Class]; ok && !slices.ContainsFunc(kindSpecs, func(s Series) bool { return s.Name == k }) {
 			kindSpecs = append(kindSpecs, Series{Name: k, Color: col})
 		}
@@ -225,19 +225,19 @@ func RouteFigure(id string, runs []NamedResult) (Figure, error) {
 		var experts unit.Duration
 		for _, o := range tl.Ops {
 			first, last = min(first, o.Start), max(last, o.End)
-			if o.Class == "experts" {
+			if o.Class == sim.ClassExperts {
 				experts += o.End - o.Start
 			}
 		}
-		bytes := map[string]unit.Bytes{}
+		bytes := map[sim.Route]unit.Bytes{}
 		for _, s := range tl.Spans {
 			if s.Link == "GPU<-HBF" || s.Link == "GPU<-HBM" || s.Link == "GPU->HBF" || s.Link == "GPU->HBM" {
 				bytes[s.Route] += s.Bytes
 			}
 		}
-		mib := func(r string) string { return fmt.Sprintf("%.4g", bytes[r].MiB()) }
+		mib := func(r sim.Route) string { return fmt.Sprintf("%.4g", bytes[r].MiB()) }
 		rows = append(rows, []string{r.Name, fmt.Sprintf("%.4g", (last - first).Microseconds()), fmt.Sprintf("%.4g", experts.Microseconds()),
-			mib("direct"), mib("relay"), mib("hbm")})
+			mib(sim.RouteDirect), mib(sim.RouteRelay), mib(sim.RouteHBM)})
 	}
 	fig.Tables = []template.HTML{HTMLTable("The traced layer", []string{"System", "Layer (µs)", "Expert operator (µs)",
 		"Direct (MiB)", "Relay (MiB)", "HBM (MiB)"}, rows)}

@@ -76,15 +76,12 @@ func KVCapacity(p dash.Plan) unit.Bytes {
 	return unit.Bytes(p.HBFStacks) * (p.HBF.Capacity - p.HBF.Weights)
 }
 
-// hbfWriteRoutes are the routes that program HBF.
-var hbfWriteRoutes = map[string]bool{"direct_write": true, "relay_write": true, "writeback": true}
-
 // WrittenBytes is what a run wrote into HBF: direct and relay KV writes and
 // HBM-to-HBF writebacks.
 func WrittenBytes(r sim.Result) unit.Bytes {
 	var b unit.Bytes
 	for _, rt := range r.Routes {
-		if hbfWriteRoutes[rt.Route] {
+		if rt.Route.WritesHBF() {
 			b += rt.Delivered
 		}
 	}

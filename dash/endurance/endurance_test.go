@@ -80,7 +80,7 @@ func TestMeasuredWriteAmplificationShortensLifetime(t *testing.T) {
 			wa = float64(host+relocated) / float64(host)
 		}
 		return sim.Result{Name: "r", E2E: 10 * unit.Second, HBF: make([]sim.HBFStats, 2),
-			Routes: []sim.RouteStats{{Route: "direct_write", Requested: 5 * unit.GB, Delivered: 5 * unit.GB}, {Route: "direct", Delivered: 9 * unit.TB}},
+			Routes: []sim.RouteStats{{Route: sim.RouteDirectWrite, Requested: 5 * unit.GB, Delivered: 5 * unit.GB}, {Route: sim.RouteDirect, Delivered: 9 * unit.TB}},
 			Flash:  sim.FlashStats{SuperblockBytes: unit.GiB, Superblocks: 512, WeightSuperblocks: 212, HostPages: host, RelocatedPages: relocated, WriteAmplification: wa}}
 	}
 	var prev = math.Inf(1)

@@ -71,18 +71,18 @@ func (p Params) Validate() error {
 }
 
 // Hops is the number of link crossings of each route the engine reports.
-var Hops = map[string]int{
-	"hbm": 1, "direct": 1, "relay": 2,
-	"direct_write": 1, "relay_write": 2, "hbm_write": 1, "writeback": 1,
+var Hops = map[sim.Route]int{
+	sim.RouteHBM: 1, sim.RouteDirect: 1, sim.RouteRelay: 2,
+	sim.RouteDirectWrite: 1, sim.RouteRelayWrite: 2, sim.RouteHBMWrite: 1, sim.RouteWriteback: 1,
 }
 
 // hbmArray says which routes touch the HBM DRAM array.
-var hbmArray = map[string]bool{"hbm": true, "hbm_write": true, "writeback": true}
+var hbmArray = map[sim.Route]bool{sim.RouteHBM: true, sim.RouteHBMWrite: true, sim.RouteWriteback: true}
 
 // RouteEnergy is the link energy of one route.
 type RouteEnergy struct {
-	// Route is the engine's route name; Hops its link crossings.
-	Route string
+	// Route is the engine's route; Hops its link crossings.
+	Route sim.Route
 	Hops  int
 	// Bytes is what the route delivered.
 	Bytes unit.Bytes
@@ -124,7 +124,7 @@ func Of(r sim.Result, h dash.HBFSpec, p Params) (Breakdown, error) {
 	for _, rt := range r.Routes {
 		hops, ok := Hops[rt.Route]
 		if !ok {
-			return Breakdown{}, fmt.Errorf("energy: route %q has no link-crossing count", rt.Route)
+			return Breakdown{}, fmt.Errorf("energy: route %v has no link-crossing count", rt.Route)
 		}
 		e := RouteEnergy{Route: rt.Route, Hops: hops, Bytes: rt.Delivered,
 			Joules: float64(rt.Delivered) * 8 * float64(hops) * float64(p.Link)}

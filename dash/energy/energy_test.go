@@ -77,7 +77,7 @@ func TestEnergyScalesWithPrices(t *testing.T) {
 	if _, err := energy.Of(r, h, p); err == nil {
 		t.Error("a negative price was accepted")
 	}
-	r.Routes = append(r.Routes, sim.RouteStats{Route: "teleport", Delivered: 1})
+	r.Routes = append(r.Routes, sim.RouteStats{Route: sim.Route(200), Delivered: 1})
 	if _, err := energy.Of(r, h, energy.DefaultParams(h)); err == nil {
 		t.Error("an unknown route was priced at zero")
 	}

@@ -246,12 +246,12 @@ func (p *Passer) traffic(dst *traffic) {
 func fillTraffic(res *PassResult, t0, t1 *traffic) {
 	for rt := range t1.delivered {
 		d := t1.delivered[rt] - t0.delivered[rt]
-		switch route(rt) {
-		case routeHBM:
+		switch Route(rt) {
+		case RouteHBM:
 			res.HBMRead += d
-		case routeDirect:
+		case RouteDirect:
 			res.DirectRead += d
-		case routeRelay:
+		case RouteRelay:
 			res.RelayRead += d
 		default:
 			res.Written += d

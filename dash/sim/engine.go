@@ -151,7 +151,7 @@ func (e *engine) schedule(t Time, k evKind, stack, stream int32, b unit.Bytes) {
 func (e *engine) xfer(b unit.Bytes, r unit.BytesPerSecond) Time { return unit.TransferTime(b, r) }
 
 // newStream registers a stream and returns its index.
-func (e *engine) newStream(r route, stack int, consumer int, total unit.Bytes) int32 {
+func (e *engine) newStream(r Route, stack int, consumer int, total unit.Bytes) int32 {
 	e.changed()
 	op := consumer
 	if op < 0 {
@@ -407,23 +407,23 @@ func (e *engine) onTSVDone(stack int, sg seg) {
 	}
 	st := &e.streams[sg.stream]
 	switch st.route {
-	case routeDirect:
+	case RouteDirect:
 		e.toGPU(stack, sg, false)
-	case routeRelay:
+	case RouteRelay:
 		e.relayHop1(stack, sg)
 	}
 }
 
 // cross sends a segment over one link direction of a stack pair (a FIFO
 // server at the link rate) and schedules ev for when it has crossed.
-func (e *engine) cross(stack, dir int, r route, ev evKind, sg seg) {
+func (e *engine) cross(stack, dir int, r Route, ev evKind, sg seg) {
 	end := e.links[stack][dir].reserve(e.now, e.xfer(sg.bytes, e.cfg.link), sg.bytes)
 	e.traceSeg(r, stack, linkNames[dir], e.now, end, sg)
 	e.schedule(end, ev, int32(stack), sg.stream, sg.bytes)
 }
 
 func (e *engine) sendDirect(stack int, sg seg) {
-	e.cross(stack, linkHBFToGPU, routeDirect, evDirectDone, sg)
+	e.cross(stack, linkHBFToGPU, RouteDirect, evDirectDone, sg)
 }
 
 func (e *engine) relayHop1(stack int, sg seg) {
@@ -437,7 +437,7 @@ func (e *engine) relayHop1(stack int, sg seg) {
 }
 
 func (e *engine) startRelayHop1(stack int, sg seg) {
-	e.cross(stack, linkHBFToHBM, routeRelay, evUpDone, sg)
+	e.cross(stack, linkHBFToHBM, RouteRelay, evUpDone, sg)
 }
 
 // onUpDone: a relayed segment left HBF SRAM and sits in relay SRAM.
@@ -502,7 +502,7 @@ func (e *engine) releaseEarly(i int) {
 }
 
 func (e *engine) relayHop2(stack int, sg seg) {
-	e.cross(stack, linkHBMToGPU, routeRelay, evFwdDone, sg)
+	e.cross(stack, linkHBMToGPU, RouteRelay, evFwdDone, sg)
 }
 
 // releaseRelay frees a relay slot and grants waiters: relay writes and
@@ -544,7 +544,7 @@ func (e *engine) issueHBMChunk(id int32) {
 
 func (e *engine) onHBMArrayDone(stack int, sg seg) {
 	e.issueHBMChunk(sg.stream)
-	e.cross(stack, linkHBMToGPU, routeHBM, evHBMLinkDone, sg)
+	e.cross(stack, linkHBMToGPU, RouteHBM, evHBMLinkDone, sg)
 }
 
 // ---- writes -------------------------------------------------------------
@@ -556,7 +556,7 @@ func (e *engine) issueWrite(id int32) {
 		return
 	}
 	chunk := e.cfg.seg // writes into HBF move in SRAM slots
-	if st.route == routeHBMWrite {
+	if st.route == RouteHBMWrite {
 		chunk = e.cfg.hbmChunk
 	}
 	b := min(st.toIssue, chunk)
@@ -564,11 +564,11 @@ func (e *engine) issueWrite(id int32) {
 	sg := seg{stream: id, bytes: b}
 	stack := int(st.stack)
 	switch st.route {
-	case routeDirectWrite:
+	case RouteDirectWrite:
 		if e.takeSlot(stack, slotReq{kind: slotDirectWrite, seg: sg}) {
 			e.startSlotted(stack, slotDirectWrite, sg)
 		}
-	case routeRelayWrite:
+	case RouteRelayWrite:
 		s := &e.hbf[stack]
 		if s.relayFree > 0 && len(s.relayWait) == 0 && len(s.rwWait) == 0 {
 			s.relayFree--
@@ -576,9 +576,9 @@ func (e *engine) issueWrite(id int32) {
 		} else {
 			s.rwWait = append(s.rwWait, sg)
 		}
-	case routeHBMWrite:
-		e.cross(stack, linkGPUToHBM, routeHBMWrite, evHBMWLinkDone, sg)
-	case routeWriteback:
+	case RouteHBMWrite:
+		e.cross(stack, linkGPUToHBM, RouteHBMWrite, evHBMWLinkDone, sg)
+	case RouteWriteback:
 		end := e.hbm[stack].array.reserve(e.now, e.xfer(b, e.cfg.hbmRate), b)
 		e.schedule(end, evWBReadDone, int32(stack), id, b)
 	}
@@ -598,16 +598,16 @@ func (e *engine) toHBF(stack int, kind slotKind, sg seg) {
 func (e *engine) startSlotted(stack int, kind slotKind, sg seg) {
 	switch kind {
 	case slotDirectWrite:
-		e.cross(stack, linkGPUToHBF, routeDirectWrite, evWLinkDone, sg)
+		e.cross(stack, linkGPUToHBF, RouteDirectWrite, evWLinkDone, sg)
 	case slotRelayWrite:
-		e.cross(stack, linkHBMToHBF, routeRelayWrite, evRWDownDone, sg)
+		e.cross(stack, linkHBMToHBF, RouteRelayWrite, evRWDownDone, sg)
 	case slotWriteback:
-		e.cross(stack, linkHBMToHBF, routeWriteback, evWBLinkDone, sg)
+		e.cross(stack, linkHBMToHBF, RouteWriteback, evWBLinkDone, sg)
 	}
 }
 
 func (e *engine) startRelayWriteLink(stack int, sg seg) {
-	e.cross(stack, linkGPUToHBM, routeRelayWrite, evRWLinkDone, sg)
+	e.cross(stack, linkGPUToHBM, RouteRelayWrite, evRWLinkDone, sg)
 }
 
 // bufferProgram adds a written segment (in HBF SRAM) to its stream's wave

@@ -76,7 +76,7 @@ func TestWritebackKeepsEveryKVPageOnce(t *testing.T) {
 		t.Fatalf("result KV %+v; ledger moved %d waves", r.KV, l.total)
 	}
 	for _, rt := range r.Routes {
-		if rt.Route == "writeback" && (rt.Delivered != r.KV.DecodeHBF || rt.Requested != rt.Delivered) {
+		if rt.Route == RouteWriteback && (rt.Delivered != r.KV.DecodeHBF || rt.Requested != rt.Delivered) {
 			t.Fatalf("writeback route %+v, decode KV in HBF %v", rt, r.KV.DecodeHBF)
 		}
 	}

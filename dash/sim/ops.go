@@ -166,9 +166,9 @@ func (e *engine) issuePredictable(i int) {
 	for stack := range n {
 		var runs []readRun
 		for _, part := range []struct {
-			r route
+			r Route
 			b unit.Bytes
-		}{{routeDirect, wd + kd + sd}, {routeRelay, wr + kr + sr}} {
+		}{{RouteDirect, wd + kd + sd}, {RouteRelay, wr + kr + sr}} {
 			b := perStack(part.b, n, stack)
 			if b == 0 {
 				continue
@@ -190,35 +190,35 @@ func (e *engine) issueAtStart(i int) {
 	wh, _, _ := c.weightSplit(spec)
 	for stack := range n {
 		if b := perStack(wh+spec.kvHBM, n, stack); b > 0 {
-			id := e.newStream(routeHBM, stack, i, b)
+			id := e.newStream(RouteHBM, stack, i, b)
 			e.issueHBMChunk(id)
 		}
 		if b := perStack(spec.gather, n, stack); b > 0 {
-			r := routeDirect
+			r := RouteDirect
 			if !c.direct {
-				r = routeRelay
+				r = RouteRelay
 			}
 			id := e.newStream(r, stack, i, b)
 			e.enqueueReads(stack, i, []readRun{e.runFor(id, b)})
 		}
 		// Asynchronous KV writes: prefill KV to HBF, decode KV to HBM.
 		if b := perStack(spec.kvWriteHBF, n, stack); b > 0 {
-			r := routeDirectWrite
+			r := RouteDirectWrite
 			if !c.direct {
-				r = routeRelayWrite
+				r = RouteRelayWrite
 			}
 			e.issueWrite(e.newStream(r, stack, -1, b))
 		}
 		if b := perStack(spec.kvWriteHBM, n, stack); b > 0 {
-			e.issueWrite(e.newStream(routeHBMWrite, stack, -1, b))
+			e.issueWrite(e.newStream(RouteHBMWrite, stack, -1, b))
 		}
 		// Writeback needs the pair-local HBM-HBF path; without it, the KV
 		// leaves HBM over the GPU: HBM read, then a direct write.
 		if b := perStack(spec.kvWriteback, n, stack); b > 0 {
 			if c.relay {
-				e.issueWrite(e.newStream(routeWriteback, stack, -1, b))
+				e.issueWrite(e.newStream(RouteWriteback, stack, -1, b))
 			} else {
-				e.issueWrite(e.newStream(routeDirectWrite, stack, -1, b))
+				e.issueWrite(e.newStream(RouteDirectWrite, stack, -1, b))
 			}
 		}
 	}
@@ -241,9 +241,9 @@ func (e *engine) issueRouted(i int) {
 	for stack := range n {
 		var runs []readRun
 		for _, part := range []struct {
-			r route
+			r Route
 			b unit.Bytes
-		}{{routeDirect, d}, {routeRelay, r}} {
+		}{{RouteDirect, d}, {RouteRelay, r}} {
 			b := perStack(part.b, n, stack)
 			if b == 0 {
 				continue

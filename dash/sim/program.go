@@ -12,32 +12,6 @@ import (
 	"github.com/dashlab/dashlab/dash/unit"
 )
 
-// OpClass groups GPU operators for the time breakdown.
-type OpClass uint8
-
-// Operator classes.
-const (
-	ClassEmbed     OpClass = iota // token-embedding gather
-	ClassNorm                     // RMSNorms (and the residual adds fused into them)
-	ClassAttnProj                 // QKV / MLA projections and the output projection
-	ClassAttention                // the attention kernel over the KV cache
-	ClassRouter                   // router GEMM and top-k selection
-	ClassDenseFFN                 // dense FFN layers
-	ClassExperts                  // the MoE block: shared and selected routed experts
-	ClassLMHead                   // final norm and LM head
-	numClasses
-)
-
-var classNames = [...]string{"embed", "norm", "attn_proj", "attention", "router", "dense_ffn", "experts", "lm_head"}
-
-// String returns the class name.
-func (c OpClass) String() string {
-	if int(c) < len(classNames) {
-		return classNames[c]
-	}
-	return "class?"
-}
-
 // opSpec is one GPU operator of a pass, with the data it reads and writes.
 type opSpec struct {
 	class OpClass

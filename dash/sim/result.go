@@ -85,8 +85,8 @@ type Phase struct {
 // predicts; Stall = Time - Compute - Overhead is time spent waiting for data
 // beyond compute.
 type ClassTime struct {
-	// Class is the operator class ("experts", "attn_proj", ...).
-	Class string `json:"class"`
+	// Class is the operator class (ClassExperts, ...; "experts" in JSON).
+	Class OpClass `json:"class"`
 	// Ops counts the operators run.
 	Ops int64 `json:"ops"`
 	// Time is the operators' total duration.
@@ -114,9 +114,8 @@ type LinkStats struct {
 
 // RouteStats is the traffic of one route.
 type RouteStats struct {
-	// Route is "hbm", "direct", "relay", "direct_write", "relay_write",
-	// "hbm_write" or "writeback".
-	Route string `json:"route"`
+	// Route is the route (RouteRelay, ...; "relay" in JSON).
+	Route Route `json:"route"`
 	// Requested and Delivered are equal at the end of a run (conservation).
 	Requested unit.Bytes `json:"requested_bytes"`
 	Delivered unit.Bytes `json:"delivered_bytes"`
@@ -155,7 +154,7 @@ type Timeline struct {
 // OpSpan is one GPU operator.
 type OpSpan struct {
 	// Class is the operator class.
-	Class string `json:"class"`
+	Class OpClass `json:"class"`
 	// Start and End bound the operator on the GPU.
 	Start unit.Duration `json:"start_ns"`
 	End   unit.Duration `json:"end_ns"`
@@ -167,9 +166,9 @@ type OpSpan struct {
 type Span struct {
 	// Route, Link and Class name the route, the link direction and the
 	// class of the operator the data belong to.
-	Route string `json:"route"`
-	Link  string `json:"link"`
-	Class string `json:"class"`
+	Route Route   `json:"route"`
+	Link  string  `json:"link"`
+	Class OpClass `json:"class"`
 	// Stack is the stack pair whose link it crossed.
 	Stack int `json:"stack"`
 	// Start and End bound the crossing.

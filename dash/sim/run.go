@@ -224,7 +224,7 @@ func (s stats) phase(from stats, d Time) Phase {
 	p := Phase{Duration: d}
 	for c := range numClasses {
 		a, b := s.classTime[c], from.classTime[c]
-		ct := ClassTime{Class: OpClass(c).String(), Ops: a.ops - b.ops, Time: a.time - b.time,
+		ct := ClassTime{Class: OpClass(c), Ops: a.ops - b.ops, Time: a.time - b.time,
 			Compute: a.compute - b.compute, Overhead: a.overhead - b.overhead}
 		ct.Stall = ct.Time - ct.Compute - ct.Overhead
 		p.Classes = append(p.Classes, ct)
@@ -251,7 +251,7 @@ func (e *engine) report(r *Result) {
 		if e.st.requested[rt] == 0 {
 			continue
 		}
-		r.Routes = append(r.Routes, RouteStats{Route: route(rt).String(), Requested: e.st.requested[rt], Delivered: e.st.delivered[rt]})
+		r.Routes = append(r.Routes, RouteStats{Route: Route(rt), Requested: e.st.requested[rt], Delivered: e.st.delivered[rt]})
 	}
 	r.Early = EarlyStats{Buffer: e.cfg.earlyBuf, Delivered: e.st.earlyBytes, Peak: e.st.earlyPeak}
 	r.Perf.Events = e.processed

@@ -345,7 +345,7 @@ func TestWriteback(t *testing.T) {
 			if err := e.runPass(&p); err != nil {
 				t.Fatal(err)
 			}
-			if got := e.st.delivered[routeWriteback]; got != waves*wave*unit.Bytes(cfg.pairs) {
+			if got := e.st.delivered[RouteWriteback]; got != waves*wave*unit.Bytes(cfg.pairs) {
 				t.Fatalf("wrote back %v", got)
 			}
 			// The pass ends when the last wave is programmed: at least
@@ -378,7 +378,7 @@ func TestTimeline(t *testing.T) {
 		if tl == nil || len(tl.Ops) == 0 || len(tl.Spans) == 0 {
 			t.Fatalf("pass %d: empty timeline", pass)
 		}
-		routes := map[string]bool{}
+		routes := map[Route]bool{}
 		first, last := tl.Ops[0].Start, tl.Ops[len(tl.Ops)-1].End
 		for _, s := range tl.Spans {
 			routes[s.Route] = true
@@ -386,13 +386,13 @@ func TestTimeline(t *testing.T) {
 				t.Errorf("bad span %+v", s)
 			}
 			// Reads may start before the layer (prefetch) but end within it.
-			if s.Route != "direct_write" && (s.Start < 0 || s.End > last) {
+			if s.Route != RouteDirectWrite && (s.Start < 0 || s.End > last) {
 				t.Errorf("span %+v ends after the layer %v..%v", s, first, last)
 			}
 		}
-		want := []string{"direct", "relay", "hbm"}
+		want := []Route{RouteDirect, RouteRelay, RouteHBM}
 		if pass == 0 {
-			want = append(want, "direct_write") // the prefill KV goes straight to HBF
+			want = append(want, RouteDirectWrite) // the prefill KV goes straight to HBF
 		}
 		for _, w := range want {
 			if !routes[w] {

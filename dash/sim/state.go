@@ -7,27 +7,6 @@ import (
 // Time is an instant of simulated time in nanoseconds since the start.
 type Time = unit.Duration
 
-// route is the path a stream's data takes.
-type route uint8
-
-// Routes. Reads end at the GPU; writes start there or at HBM.
-const (
-	routeHBM         route = iota // HBM array -> GPU-HBM link -> GPU
-	routeDirect                   // HBF array -> TSV -> HBF SRAM -> GPU-HBF link -> GPU
-	routeRelay                    // HBF array -> TSV -> HBF SRAM -> HBF-HBM link -> relay SRAM -> GPU-HBM link -> GPU
-	routeDirectWrite              // GPU -> GPU-HBF link -> HBF SRAM -> program
-	routeRelayWrite               // GPU -> GPU-HBM link -> relay SRAM -> HBM-HBF link -> HBF SRAM -> program
-	routeHBMWrite                 // GPU -> GPU-HBM link -> HBM array
-	routeWriteback                // HBM array -> HBM-HBF link -> HBF SRAM -> program
-	numRoutes
-)
-
-var routeNames = [...]string{"hbm", "direct", "relay", "direct_write", "relay_write", "hbm_write", "writeback"}
-
-func (r route) String() string { return routeNames[r] }
-
-func (r route) isRead() bool { return r <= routeRelay }
-
 // link directions of one stack pair.
 const (
 	linkHBMToGPU = iota // GPU-HBM link, read direction (HBM reads and relayed HBF data)
@@ -142,7 +121,7 @@ type hbmStack struct {
 
 // stream is one transfer of bytes along a route for one stack.
 type stream struct {
-	route    route
+	route    Route
 	stack    int32
 	consumer int32 // GPU operator that consumes it; -1 for writes
 	op       int32 // operator that consumes or issued it (for traces)

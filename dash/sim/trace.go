@@ -14,13 +14,13 @@ func (e *engine) traceOp(i int, what string) {
 	}
 	spec := &e.pass.ops[i]
 	if what == "end" {
-		e.trace.ops = append(e.trace.ops, OpSpan{Class: spec.class.String(), Start: e.ops[i].start, End: e.now,
+		e.trace.ops = append(e.trace.ops, OpSpan{Class: spec.class, Start: e.ops[i].start, End: e.now,
 			Compute: spec.compute})
 	}
 }
 
 // traceSeg records a segment crossing a link when tracing.
-func (e *engine) traceSeg(r route, stack int, link string, start, end Time, sg seg) {
+func (e *engine) traceSeg(r Route, stack int, link string, start, end Time, sg seg) {
 	if e.trace == nil {
 		return
 	}
@@ -30,7 +30,7 @@ func (e *engine) traceSeg(r route, stack int, link string, start, end Time, sg s
 	}
 	// The reservation may start after now (the link was busy): it began
 	// one transfer time before its end.
-	e.trace.spans = append(e.trace.spans, Span{Route: r.String(), Stack: stack, Link: link,
+	e.trace.spans = append(e.trace.spans, Span{Route: r, Stack: stack, Link: link,
 		Start: max(start, end-e.xfer(sg.bytes, e.cfg.link)), End: end, Bytes: sg.bytes,
-		Class: e.pass.ops[c].class.String()})
+		Class: e.pass.ops[c].class})
 }

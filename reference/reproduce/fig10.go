@@ -115,7 +115,7 @@ func OffloadStudy(host *offload.HostProfile, o OffloadOptions) ([][]offload.Eval
 func nonExpertPerToken(classes []sim.ClassTime, output int) unit.Duration {
 	var t unit.Duration
 	for _, c := range classes {
-		if c.Class != "experts" {
+		if c.Class != sim.ClassExperts {
 			t += c.Time
 		}
 	}

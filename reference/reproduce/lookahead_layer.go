@@ -24,8 +24,8 @@ type LayerRun struct {
 
 // ClassSpan is the GPU time one operator class takes in a traced layer.
 type ClassSpan struct {
-	// Class is the operator class ("router", "experts", ...).
-	Class string
+	// Class is the operator class (sim.ClassRouter, sim.ClassExperts, ...).
+	Class sim.OpClass
 	// Time is the summed duration of the class's operators.
 	Time unit.Duration
 }
@@ -97,13 +97,13 @@ func TraceLookaheadLayer(model string, r dash.Reading, tr unit.Duration, prompt,
 		run := LayerRun{Name: a.name, Result: res}
 		ops := res.Timeline.Ops
 		run.Layer = ops[len(ops)-1].End - ops[0].Start
-		var order []string
+		var order []sim.OpClass
 		if len(out.Runs) > 0 {
 			for _, c := range out.Runs[0].Classes {
 				order = append(order, c.Class)
 			}
 		}
-		idx := map[string]int{}
+		idx := map[sim.OpClass]int{}
 		for i, c := range order {
 			idx[c] = i
 			run.Classes = append(run.Classes, ClassSpan{Class: c})
@@ -123,7 +123,7 @@ func TraceLookaheadLayer(model string, r dash.Reading, tr unit.Duration, prompt,
 }
 
 // ClassTime is the time of an operator class in run i (0 when absent).
-func (l LookaheadLayer) ClassTime(i int, class string) unit.Duration {
+func (l LookaheadLayer) ClassTime(i int, class sim.OpClass) unit.Duration {
 	for _, c := range l.Runs[i].Classes {
 		if c.Class == class {
 			return c.Time

@@ -120,13 +120,13 @@ func TestTraceLookaheadLayer(t *testing.T) {
 		for _, c := range r.Classes {
 			sum += c.Time
 		}
-		if r.Layer <= 0 || sum > r.Layer || l.ClassTime(i, "experts") == 0 {
+		if r.Layer <= 0 || sum > r.Layer || l.ClassTime(i, sim.ClassExperts) == 0 {
 			t.Errorf("%s: layer %v, classes %v", r.Name, r.Layer, sum)
 		}
 	}
 	// Early delivery shortens the expert block.
-	if l.ClassTime(2, "experts") >= l.ClassTime(1, "experts") {
-		t.Errorf("early delivery: experts %v, without %v", l.ClassTime(2, "experts"), l.ClassTime(1, "experts"))
+	if l.ClassTime(2, sim.ClassExperts) >= l.ClassTime(1, sim.ClassExperts) {
+		t.Errorf("early delivery: experts %v, without %v", l.ClassTime(2, sim.ClassExperts), l.ClassTime(1, sim.ClassExperts))
 	}
 	if _, err := TraceLookaheadLayer("deepseek-v2", dash.ReadingPaper, 3*unit.Microsecond, 512, 0); err == nil {
 		t.Error("dense layer 0 traced as MoE")

@@ -4,6 +4,8 @@ import (
 	"math"
 	"strings"
 	"testing"
+
+	"github.com/dashlab/dashlab/dash/sim"
 )
 
 func TestCostJSON(t *testing.T) {
@@ -60,7 +62,7 @@ func TestEnergyCommand(t *testing.T) {
 	if err := unmarshalResult([]byte(out), &doc); err != nil {
 		t.Fatal(err)
 	}
-	if len(doc.Points) != 4 || doc.Params.LinkPJPerBit != 0.5 || doc.Points[0].MJPerToken <= 0 || doc.Points[0].RouteLinkMJPerToken["direct"] <= 0 {
+	if len(doc.Points) != 4 || doc.Params.LinkPJPerBit != 0.5 || doc.Points[0].MJPerToken <= 0 || doc.Points[0].RouteLinkMJPerToken[sim.RouteDirect] <= 0 {
 		t.Fatalf("doc %+v", doc)
 	}
 	if code, _, _ := dashlab("energy", "--link-pj", "-1"); code != 2 {

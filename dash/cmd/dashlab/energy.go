@@ -8,6 +8,7 @@ import (
 
 	"github.com/dashlab/dashlab/dash"
 	"github.com/dashlab/dashlab/dash/energy"
+	"github.com/dashlab/dashlab/dash/sim"
 	"github.com/dashlab/dashlab/dash/unit"
 	"github.com/dashlab/dashlab/reference"
 	"github.com/dashlab/dashlab/reference/reproduce"
@@ -33,16 +34,16 @@ type energyParamsJSON struct {
 }
 
 type energyPointJSON struct {
-	Model                string             `json:"model"`
-	System               string             `json:"system"`
-	Batch                int                `json:"batch"`
-	Error                string             `json:"error,omitempty"`
-	MJPerToken           float64            `json:"mj_per_token"`
-	LinkMJPerToken       float64            `json:"link_mj_per_token"`
-	HBFReadMJPerToken    float64            `json:"hbf_read_mj_per_token"`
-	HBFProgramMJPerToken float64            `json:"hbf_program_mj_per_token"`
-	HBMMJPerToken        float64            `json:"hbm_mj_per_token"`
-	RouteLinkMJPerToken  map[string]float64 `json:"route_link_mj_per_token,omitempty"`
+	Model                string                `json:"model"`
+	System               string                `json:"system"`
+	Batch                int                   `json:"batch"`
+	Error                string                `json:"error,omitempty"`
+	MJPerToken           float64               `json:"mj_per_token"`
+	LinkMJPerToken       float64               `json:"link_mj_per_token"`
+	HBFReadMJPerToken    float64               `json:"hbf_read_mj_per_token"`
+	HBFProgramMJPerToken float64               `json:"hbf_program_mj_per_token"`
+	HBMMJPerToken        float64               `json:"hbm_mj_per_token"`
+	RouteLinkMJPerToken  map[sim.Route]float64 `json:"route_link_mj_per_token,omitempty"`
 }
 
 const energySources = "link: UCIe 3.0 UCIe-A target (paper §IV-A [46]); hbm: HBM2 access energy, O'Connor et al., MICRO 2017; hbf read/program: 3.3 V x 25 mA (datasheet-class NAND) x t_R / t_PROG per page bit"
@@ -148,7 +149,7 @@ func energyRow(p reproduce.EnergyPoint) energyPointJSON {
 	mj := func(j float64) float64 { return 1e3 * j / float64(b.Tokens) }
 	r.MJPerToken, r.LinkMJPerToken, r.HBFReadMJPerToken, r.HBFProgramMJPerToken, r.HBMMJPerToken =
 		mj(b.Total()), mj(b.Link), mj(b.HBFRead), mj(b.HBFProgram), mj(b.HBM)
-	r.RouteLinkMJPerToken = map[string]float64{}
+	r.RouteLinkMJPerToken = map[sim.Route]float64{}
 	for _, e := range b.Routes {
 		r.RouteLinkMJPerToken[e.Route] = mj(e.Joules)
 	}

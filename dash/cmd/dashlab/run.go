@@ -117,7 +117,7 @@ func printResult(w io.Writer, r sim.Result) {
 			if c.Ops == 0 {
 				continue
 			}
-			t.add(c.Class, fmt.Sprint(c.Ops), c.Time.String(), c.Compute.String(), c.Overhead.String(), c.Stall.String())
+			t.add(c.Class.String(), fmt.Sprint(c.Ops), c.Time.String(), c.Compute.String(), c.Overhead.String(), c.Stall.String())
 		}
 		t.write(w)
 	}
@@ -132,7 +132,7 @@ func printResult(w io.Writer, r sim.Result) {
 	t = &table{}
 	t.add("route", "requested", "delivered")
 	for _, rt := range r.Routes {
-		t.add(rt.Route, rt.Requested.String(), rt.Delivered.String())
+		t.add(rt.Route.String(), rt.Requested.String(), rt.Delivered.String())
 	}
 	t.write(w)
 	if len(r.Extrapolated) > 0 {
@@ -149,7 +149,7 @@ func classRows(r sim.Result) [][]string {
 		p    sim.Phase
 	}{{"prefill", r.Prefill}, {"decode", r.Decode}} {
 		for _, c := range ph.p.Classes {
-			rows = append(rows, []string{ph.name, c.Class, fmt.Sprint(c.Ops), fmt.Sprint(int64(c.Time)), fmt.Sprint(int64(c.Compute)),
+			rows = append(rows, []string{ph.name, c.Class.String(), fmt.Sprint(c.Ops), fmt.Sprint(int64(c.Time)), fmt.Sprint(int64(c.Compute)),
 				fmt.Sprint(int64(c.Overhead)), fmt.Sprint(int64(c.Stall))})
 		}
 	}
