@@ -9,13 +9,17 @@ import (
 
 	"github.com/dashlab/dashlab/dash"
 	"github.com/dashlab/dashlab/dash/unit"
+	"github.com/dashlab/dashlab/reference"
+	"github.com/dashlab/dashlab/reference/summary"
 )
 
 // Architecture tabulates a system's parts (§IV) from its spec: the UCIe link (raw and
 // usable rate, headroom, power per direction, die-edge width), the two base-die SRAMs
 // (regions, usable and physical capacity), the HBF page wave and array read bandwidth,
 // the topology's links and routes and the expert-delivery bound (SystemSpec.ExpertDelivery).
-// For the paper's systems its rows compare every §IV number with the paper's.
+// Its rows compare every §IV number with the paper's; for a system that is not the
+// paper's (reference.SystemChanges lists how), the caption says so and the rows are
+// what-ifs, not judged by the paper's numbers.
 func Architecture(s dash.SystemSpec) (Figure, error) {
 	if err := s.Validate(); err != nil {
 		return Figure{}, err
@@ -61,6 +65,8 @@ func Architecture(s dash.SystemSpec) (Figure, error) {
 			d.Total.TBps(), s.ID, d.Array.TBps(), d.Routes.TBps()),
 		Tables: []template.HTML{link, sram, hbf},
 	}
+	w := summary.WhatIf(reference.SystemChanges(s))
+	fig.Caption = WhatIfCaption(fig.Caption, w)
 	for _, v := range []struct {
 		id, metric string
 		x          float64
@@ -80,6 +86,7 @@ func Architecture(s dash.SystemSpec) (Figure, error) {
 		if err != nil {
 			return Figure{}, err
 		}
+		row.WhatIf = w.Any()
 		fig.Rows = append(fig.Rows, row)
 	}
 	return fig, nil
@@ -89,8 +96,8 @@ func Architecture(s dash.SystemSpec) (Figure, error) {
 // page wave / t_R) against t_R for several page sizes, with what one route (one usable
 // link) and two routes (Direct + Relay) can drain: where a curve lies below the
 // two-route line, DASH's expert delivery is bound by the array, not the links. base
-// supplies every other HBF parameter; the paper's point (base's t_R and page size) is
-// marked.
+// supplies every other HBF parameter; its own point (base's t_R and page size: the
+// paper's for the paper's part) is marked.
 func ArrayBandwidth(base dash.HBFSpec, link dash.LinkSpec, tRs []unit.Duration, pages []unit.Bytes) (*ec.Line, error) {
 	if len(tRs) == 0 || len(pages) == 0 {
 		return nil, errors.New("charts: ArrayBandwidth needs t_R values and page sizes")
@@ -109,7 +116,7 @@ func ArrayBandwidth(base dash.HBFSpec, link dash.LinkSpec, tRs []unit.Duration, 
 	u := link.Usable.TBps()
 	return Lines(LineSpec{
 		Common: Common{ID: "array_bandwidth", Title: "HBF array read bandwidth per stack vs t_R",
-			Subtitle: fmt.Sprintf("%d dies x %d planes x %d subarrays; diamond: the paper's point (%v, %v)", base.Dies, base.PlanesPerDie, base.SubarraysPerPlane, base.TRead, base.PageSize)},
+			Subtitle: fmt.Sprintf("%d dies x %d planes x %d subarrays; diamond: this part's point (%v, %v)", base.Dies, base.PlanesPerDie, base.SubarraysPerPlane, base.TRead, base.PageSize)},
 		XName: "t_R (µs, log)", YName: "Array read bandwidth (TB/s per stack, log)", LogX: true, LogY: true,
 		Series: series,
 		Paper:  []XYSeries{{Name: fmt.Sprintf("%v, %v", base.TRead, base.PageSize), Color: PaperColor, Points: []Point{{X: base.TRead.Microseconds(), Y: base.ArrayReadBandwidth().TBps()}}}},

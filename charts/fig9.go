@@ -196,7 +196,7 @@ func buildFig9(sum summary.Fig9, spec fig9Spec, label func(fig9Case) string) (Fi
 		e2e = append(e2e, Series{Name: SystemName(s), Values: ev, Color: color})
 	}
 	common := func(suffix, title, sub string) Common {
-		return Common{ID: SanitizeID(spec.id + "_" + suffix), Title: title, Subtitle: sub, Width: "960px", Height: "460px"}
+		return Common{ID: SanitizeID(spec.id + "_" + suffix), Title: title, Subtitle: WhatIfSubtitle(sub, sum.WhatIf), Width: "960px", Height: "460px"}
 	}
 	tputChart, err := GroupedBar(BarSpec{
 		Common: common("throughput", spec.title+": normalized throughput", spec.tputNote),
@@ -257,6 +257,7 @@ func buildFig9(sum summary.Fig9, spec fig9Spec, label func(fig9Case) string) (Fi
 			if err != nil {
 				return Figure{}, err
 			}
+			row.WhatIf = sum.WhatIf.Any()
 			rows = append(rows, row)
 		}
 		if id := spec.e2eIDs[b]; id != "" {
@@ -264,10 +265,11 @@ func buildFig9(sum summary.Fig9, spec fig9Spec, label func(fig9Case) string) (Fi
 			if err != nil {
 				return Figure{}, err
 			}
+			row.WhatIf = sum.WhatIf.Any()
 			rows = append(rows, row)
 		}
 	}
-	fig := Figure{ID: spec.id, Title: spec.title, Caption: spec.caption, Charts: []Chart{tputChart, e2eChart}, Notes: spec.notes}
+	fig := Figure{ID: spec.id, Title: spec.title, Caption: WhatIfCaption(spec.caption, sum.WhatIf), Charts: []Chart{tputChart, e2eChart}, Notes: spec.notes}
 	if len(ratioSeries) > 0 {
 		ratio, err := GroupedBar(BarSpec{
 			Common: common("speedup", spec.title+": DASH's throughput speedup, paired",
@@ -330,6 +332,7 @@ func Fig9a(sum summary.Fig9) (Figure, error) {
 			if err != nil {
 				return Figure{}, err
 			}
+			row.WhatIf = sum.WhatIf.Any()
 			extra = append(extra, row)
 		}
 	}

@@ -16,10 +16,15 @@ import (
 // charts give every Fig. 9 id computed under both readings (speedups, then
 // E2E reductions), with the paper's values as ticks. It only draws: the
 // bounds come from reproduce.ComputeFig9Bound, the values from the report's
-// rows (reproduce.ReadingValues).
+// rows (reproduce.ReadingValues). When the bounds' parts are not the paper's
+// (ComputeFig9BoundOf with a change), the caption and subtitles say so.
 func Fig9Readings(bounds []summary.Fig9Bound, vals []summary.ReadingValue) (Figure, error) {
 	if len(bounds) == 0 && len(vals) == 0 {
 		return Figure{}, errors.New("charts: Fig9Readings: no bounds and no values")
+	}
+	var w summary.WhatIf
+	for _, b := range bounds {
+		w = w.Add(b.WhatIf...)
 	}
 	tbps := func(v float64) string {
 		if math.IsInf(v, 1) {
@@ -31,6 +36,7 @@ func Fig9Readings(bounds []summary.Fig9Bound, vals []summary.ReadingValue) (Figu
 		Caption: "The paper states one 8 MiB page wave per t_R per stack (§VI-A; the physical reading) but treats t_R as a readiness latency overlapped by double " +
 			"buffering (§II-B, §IV-A, §VI-E; the paper reading). The table computes, from the parts, how fast each system can deliver experts under each reading, " +
 			"and the most DASH's paired speedup can be; the charts give every Fig. 9 number under both readings, the paper reading's being the checked one."}
+	fig.Caption = WhatIfCaption(fig.Caption, w)
 	if len(bounds) > 0 {
 		head := []string{"reading", "array / stack", "TSV / stack", "link"}
 		for _, s := range bounds[0].Systems {
@@ -64,7 +70,7 @@ func Fig9Readings(bounds []summary.Fig9Bound, vals []summary.ReadingValue) (Figu
 			continue
 		}
 		c, err := GroupedBar(BarSpec{
-			Common: Common{ID: group.id, Title: group.title, Subtitle: "paper reading (checked) and physical reading (reported); ticks: the paper", Height: "460px"},
+			Common: Common{ID: group.id, Title: group.title, Subtitle: WhatIfSubtitle("paper reading (checked) and physical reading (reported); ticks: the paper", w), Height: "460px"},
 			XName:  "paper id", YName: group.yName, Categories: cats,
 			Series: []Series{{Name: "paper reading", Values: paperR}, {Name: "physical reading", Values: phys}},
 			Paper:  []Series{{Name: "paper reading", Values: pub}, {Name: "physical reading", Values: pub}},

@@ -5,6 +5,8 @@ import (
 	"html/template"
 	"math"
 	"strings"
+
+	"github.com/dashlab/dashlab/reference/summary"
 )
 
 // Row is one "paper vs simulated" comparison: a value the paper publishes and the
@@ -18,18 +20,25 @@ type Row struct {
 	// Tolerance is the largest allowed |Deviation|, a fraction (0.1 for ±10 %); when
 	// Paper is 0 it is an absolute difference in Unit.
 	Tolerance float64
+	// WhatIf says that the simulated experiment is not the paper's (the summary's
+	// WhatIf is not empty): the value is shown beside the paper's, status "what-if",
+	// and not judged by it.
+	WhatIf bool
 }
 
-// Status is the verdict on one Row.
-type Status string
+// Status is the verdict on one Row: the harness's typed status (summary.Status).
+type Status = summary.Status
 
+// The statuses a row can have.
 const (
-	Pass         Status = "pass"
-	Fail         Status = "FAIL"
-	NotSimulated Status = "not simulated yet"
+	Pass         = summary.StatusPass
+	Fail         = summary.StatusFail
+	NotSimulated = summary.StatusNotSimulated
 	// Reported is a simulated value shown beside a checked one without
 	// being checked itself (an id's value under the physical reading of t_R).
-	Reported Status = "reported"
+	Reported = summary.StatusReported
+	// WhatIf is a value of an experiment that is not the paper's.
+	WhatIf = summary.StatusWhatIf
 )
 
 // Deviation is (Simulated − Paper)/|Paper|, or Simulated − Paper when Paper is 0; NaN
@@ -44,12 +53,15 @@ func (r Row) Deviation() float64 {
 	return (r.Simulated - r.Paper) / math.Abs(r.Paper)
 }
 
-// Status says whether the simulated value is within tolerance of the paper's.
+// Status says whether the simulated value is within tolerance of the paper's, or that
+// it is a what-if (Row.WhatIf) and not judged.
 func (r Row) Status() Status {
 	d := r.Deviation()
 	switch {
 	case math.IsNaN(d):
 		return NotSimulated
+	case r.WhatIf:
+		return WhatIf
 	case math.Abs(d) <= r.Tolerance+1e-12: // as reference.PaperEntry.Passes: rounding is not a miss
 		return Pass
 	default:
@@ -57,7 +69,7 @@ func (r Row) Status() Status {
 	}
 }
 
-// Counts tallies the rows by status.
+// Counts tallies the rows by status (what-if rows in none).
 func Counts(rows []Row) (pass, fail, notSimulated int) {
 	for _, r := range rows {
 		switch r.Status() {
@@ -65,11 +77,22 @@ func Counts(rows []Row) (pass, fail, notSimulated int) {
 			pass++
 		case Fail:
 			fail++
-		default:
+		case NotSimulated:
 			notSimulated++
 		}
 	}
 	return
+}
+
+// whatIfs counts the what-if rows.
+func whatIfs(rows []Row) int {
+	n := 0
+	for _, r := range rows {
+		if r.Status() == WhatIf {
+			n++
+		}
+	}
+	return n
 }
 
 // Inline styles throughout: a notebook's own CSS (and a dark notebook theme) would
@@ -87,6 +110,7 @@ var statusStyle = map[Status]string{
 	Fail:         `border:1px solid #dadce0;padding:4px 10px;background:#fce8e6;color:#a50e0e;font-weight:700`,
 	NotSimulated: `border:1px solid #dadce0;padding:4px 10px;background:#f1f3f4;color:#5f6368;font-style:italic;white-space:nowrap`,
 	Reported:     `border:1px solid #dadce0;padding:4px 10px;background:#e8f0fe;color:#1a73e8;white-space:nowrap`,
+	WhatIf:       `border:1px solid #dadce0;padding:4px 10px;background:#fef7e0;color:#8a5a00;font-weight:600;white-space:nowrap`,
 }
 
 func fmtNum(v float64, unit string) string {
@@ -101,14 +125,17 @@ func fmtNum(v float64, unit string) string {
 }
 
 // Table renders rows as an HTML table with columns id, metric, paper, simulated,
-// deviation, tolerance and status; the status cell is green for pass, red for FAIL and
-// grey for "not simulated yet". The caption (optional) is followed by the counts.
+// deviation, tolerance and status; the status cell is green for pass, red for FAIL,
+// amber for "what-if" and grey for "not simulated yet". The caption (optional) is followed by the counts.
 func Table(caption string, rows []Row) template.HTML {
 	esc := template.HTMLEscapeString
 	var b strings.Builder
 	pass, fail, pending := Counts(rows)
 	fmt.Fprintf(&b, `<table class="dashlab-table" style="%s">`, tableStyle)
 	summary := fmt.Sprintf("%d pass, %d fail, %d not simulated yet", pass, fail, pending)
+	if n := whatIfs(rows); n > 0 {
+		summary = fmt.Sprintf("%d what-if (not the paper's experiment: not judged against its numbers), %s", n, summary)
+	}
 	if caption != "" {
 		summary = caption + " — " + summary
 	}

@@ -156,3 +156,29 @@ func MustSystem(id string) dash.SystemSpec {
 	}
 	return s
 }
+
+// SystemChanges lists how a system differs from the paper's system of its id
+// (dash.DiffSystems): a file of reference/systems, or for a pair family's
+// member ("dash-4") the family's file, so that its pair count is a change.
+// Either named reading of t_R (dash.Readings) is the paper's. A system whose
+// id names no shipped system is one change, "system".
+func SystemChanges(s dash.SystemSpec) []dash.Change {
+	paper, err := systemFile(s.ID, nil)
+	if err != nil {
+		i := strings.LastIndex(s.ID, "-")
+		if i <= 0 {
+			return []dash.Change{{Field: "system", From: "the paper's", To: s.ID}}
+		}
+		if paper, err = systemFile(s.ID[:i], nil); err != nil || !paper.PairFamily {
+			return []dash.Change{{Field: "system", From: "the paper's", To: s.ID}}
+		}
+	}
+	ref := paper.SystemSpec
+	for _, r := range dash.Readings() {
+		// either named reading of t_R is the paper's (the reproduction runs both)
+		if w, _ := r.ReadWaves(); s.HBF.ReadWavesInFlight == w {
+			ref.HBF.ReadWavesInFlight = w
+		}
+	}
+	return dash.DiffSystems(ref, s)
+}

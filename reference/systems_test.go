@@ -100,3 +100,21 @@ func TestOverridePageSizeFollowsTheBuilderRule(t *testing.T) {
 		t.Errorf("explicit region: %+v, %v", e.System(), err)
 	}
 }
+
+func TestSystemChanges(t *testing.T) {
+	s := MustSystem("dash")
+	if got := SystemChanges(s); len(got) != 0 {
+		t.Errorf("the paper's DASH: %v", got)
+	}
+	s.HBF.TRead *= 2
+	if got := SystemChanges(s); len(got) != 1 || got[0].String() != "t_R 3 -> 6 µs" {
+		t.Errorf("t_R doubled: %v", got)
+	}
+	if got := SystemChanges(MustSystem("dash-4")); len(got) != 1 || got[0].String() != "pairs 2 -> 4" {
+		t.Errorf("dash-4: %v", got)
+	}
+	s.ID = "mine"
+	if got := SystemChanges(s); len(got) != 1 || got[0].Field != "system" {
+		t.Errorf("an unknown id: %v", got)
+	}
+}

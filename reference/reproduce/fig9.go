@@ -125,8 +125,16 @@ func runFig9a(opts Options, art *Artifacts) (Values, error) {
 // (model, workload), the ratios DASH / baseline of decode throughput and E2E latency, and
 // their geomeans. With B = 4 points it adds §I's B = 4 comparison with RelayOnly. The
 // report, the CLI and the notebooks all read Fig. 9's numbers from here.
+//
+// Its WhatIf lists how the sweep differs from the paper's Fig. 9(a) or 9(b): every
+// point's changed parts and switches (summary.Point.WhatIf), then the models, batch
+// sizes and lengths.
 func SummariseFig9(points []Point) summary.Fig9 {
 	out := summary.Fig9{Points: points}
+	for _, p := range points {
+		out.WhatIf = out.WhatIf.Add(p.WhatIf...)
+	}
+	out.WhatIf = out.WhatIf.Add(fig9Design(points)...)
 	has := map[string]bool{}
 	for _, p := range points {
 		has[p.System] = true

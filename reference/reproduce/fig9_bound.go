@@ -11,19 +11,38 @@ import (
 
 // ComputeFig9Bound computes the bound argument that opens Fig. 9 (see
 // summary.Fig9Bound) for the paper's systems under r.
-func ComputeFig9Bound(r dash.Reading) (summary.Fig9Bound, error) {
+func ComputeFig9Bound(r dash.Reading) (summary.Fig9Bound, error) { return ComputeFig9BoundOf(r, nil) }
+
+// ComputeFig9BoundOf computes the bound argument for the systems a builder
+// change makes of the paper's (a notebook's knobs: the same change its sweep
+// applies; nil for the paper's parts), so that the bound is that of the parts
+// simulated. Its WhatIf lists the parts changed.
+func ComputeFig9BoundOf(r dash.Reading, modify func(dash.ExperimentBuilder) dash.ExperimentBuilder) (summary.Fig9Bound, error) {
 	var b summary.Fig9Bound
 	b.Reading = r
-	waves, ok := r.ReadWaves()
-	if !ok {
+	if _, ok := r.ReadWaves(); !ok {
 		return b, fmt.Errorf("reading %v: not a named reading", r)
 	}
 	for _, id := range Fig9Systems {
-		s, err := reference.System(id)
+		paper, err := reference.System(id)
 		if err != nil {
 			return b, err
 		}
-		s.HBF.ReadWavesInFlight = waves
+		base := dash.NewExperiment().System(paper).Reading(r)
+		ref, err := base.ResolvedSystem()
+		if err != nil {
+			return b, err
+		}
+		s := ref
+		if modify != nil {
+			if s, err = modify(base).ResolvedSystem(); err != nil {
+				return b, err
+			}
+			if err := s.Validate(); err != nil {
+				return b, err
+			}
+		}
+		b.WhatIf = b.WhatIf.Add(dash.DiffSystems(ref, s)...)
 		h := s.HBF
 		b.Array, b.TSV, b.Link = h.ArrayReadBandwidth(), h.TSVBandwidth, s.Link.Usable
 		sb := summary.SystemBound{System: id, Stacks: s.Topology.Pairs}

@@ -61,6 +61,7 @@ func runPoint(c Case) Point {
 		p.Err = err
 		return p
 	}
+	p.WhatIf = CaseChanges(c, exp)
 	p.Result, p.Err = sim.RunWith(exp, c.Sim)
 	return p
 }

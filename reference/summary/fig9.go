@@ -47,6 +47,10 @@ type Fig9 struct {
 	Paired []Paired
 	// B4 is §I's comparison with RelayOnly at B = 4 (nil when the sweep has no B = 4).
 	B4 *Paired
+	// WhatIf lists how the sweep differs from the paper's Fig. 9(a) or 9(b): its points'
+	// parts and switches, its models, batch sizes and lengths. Empty, the geomeans are
+	// checked against the paper's; otherwise they are a what-if (Verdict).
+	WhatIf WhatIf
 }
 
 // Against returns DASH's comparison with a baseline.

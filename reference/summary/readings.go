@@ -36,6 +36,8 @@ type Fig9Bound struct {
 	Array, TSV, Link unit.BytesPerSecond
 	// Systems are the Fig. 9 configurations.
 	Systems []SystemBound
+	// WhatIf lists how the parts differ from the paper's (empty: the paper's parts).
+	WhatIf WhatIf
 }
 
 // SystemBound is one system's expert-delivery ceiling.

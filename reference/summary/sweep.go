@@ -45,6 +45,9 @@ type Point struct {
 	// Err is why there is no result: a *dash.CapacityError when the experiment does not
 	// fit its memory system (see Fits), any other error when it failed.
 	Err error
+	// WhatIf lists how the experiment built differs from the paper's for its case
+	// (reproduce.CaseChanges): empty for the paper's parts and switches.
+	WhatIf WhatIf
 }
 
 // OK reports whether the point has a result.

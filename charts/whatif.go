@@ -1,0 +1,30 @@
+package charts
+
+import "github.com/dashlab/dashlab/reference/summary"
+
+// What-if labelling. A figure drawn from an experiment that is not the paper's (a
+// summary whose WhatIf lists changes: a faster link, other batch sizes, ...) says so in
+// every chart's subtitle and in its caption, and its paper-vs-simulated rows have the
+// status "what-if" instead of pass or FAIL (Row.WhatIf). The changes come from the
+// harness (reproduce.CaseChanges, reproduce.SummariseFig9); the charts only print them.
+
+// WhatIfSubtitle returns a chart subtitle with the what-if on a line of its own
+// ("what-if: link 1.6 -> 0.8 TB/s"); sub unchanged for the paper's experiment.
+func WhatIfSubtitle(sub string, w summary.WhatIf) string {
+	if !w.Any() {
+		return sub
+	}
+	if sub == "" {
+		return w.String()
+	}
+	return sub + "\n" + w.String()
+}
+
+// WhatIfCaption returns a figure caption that opens with the what-if; caption
+// unchanged for the paper's experiment.
+func WhatIfCaption(caption string, w summary.WhatIf) string {
+	if !w.Any() {
+		return caption
+	}
+	return "Not the paper's experiment (" + w.String() + "): the rows show the paper's numbers beside these, as what-if, not judged by them. " + caption
+}
