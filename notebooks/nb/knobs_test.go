@@ -53,3 +53,20 @@ func TestKnobsWithUnitsBuild(t *testing.T) {
 		t.Fatalf("t_R = 10 ns, the lower limit: %v", err)
 	}
 }
+
+// The paper's values written out are the paper's experiment; a changed one is a what-if
+// that names itself.
+func TestKnobsWhatIf(t *testing.T) {
+	paper := Knobs{TRead: 3 * unit.Microsecond, TProg: 100 * unit.Microsecond, PageSize: 4 * unit.KiB, LinkBandwidth: 1.6 * unit.TBps}
+	changed := paper
+	changed.LinkBandwidth = 0.8 * unit.TBps
+	for _, c := range []struct {
+		k    Knobs
+		want string
+	}{{paper, ""}, {changed, "what-if: link 1.6 -> 0.8 TB/s"}} {
+		points := Sweep([]Case{{Model: "qwen3-235b-a22b", System: "relay-only", Batch: 1, Prompt: 64, Output: 2, Modify: c.k.Apply()}})
+		if got := points[0].WhatIf.String(); got != c.want {
+			t.Errorf("%+v: %q, want %q", c.k, got, c.want)
+		}
+	}
+}

@@ -50,7 +50,7 @@ func CaseChanges(c Case, exp dash.Experiment) summary.WhatIf {
 }
 
 // fig9Design lists how a Fig. 9 sweep's design differs from the paper's:
-// its models, and either Fig. 9(a)'s batch sizes and 1K/128 lengths or
+// its reading of t_R (the paper reading is the one checked), its models, and either Fig. 9(a)'s batch sizes and 1K/128 lengths or
 // Fig. 9(b)'s B = 1 lengths (a sweep at B = 1 over several lengths is read
 // as a Fig. 9(b)).
 func fig9Design(points []summary.Point) summary.WhatIf {
@@ -68,6 +68,11 @@ func fig9Design(points []summary.Point) summary.WhatIf {
 		}
 	}
 	var w summary.WhatIf
+	for _, p := range points {
+		if p.Reading != dash.ReadingPaper { // the reading the paper's numbers are checked under
+			w = w.Add(dash.Change{Field: "reading", From: dash.ReadingPaper.String(), To: p.Reading.String()})
+		}
+	}
 	if !sameSet(models, reference.Fig9ModelIDs) {
 		w = w.Add(dash.Change{Field: "models", From: listLabel(reference.Fig9ModelIDs), To: listLabel(models)})
 	}

@@ -1,6 +1,7 @@
 package reproduce
 
 import (
+	"errors"
 	"strings"
 	"testing"
 
@@ -32,8 +33,12 @@ func TestFig9WhatIf(t *testing.T) {
 			t.Errorf("what-if %q does not say %q", got, want)
 		}
 	}
-	if strings.Contains(paper.WhatIf.String(), "link") {
+	if strings.Contains(paper.WhatIf.String(), "link") || strings.Contains(paper.WhatIf.String(), "reading") {
 		t.Errorf("the paper's parts: %q", paper.WhatIf)
+	}
+	phys := SummariseFig9(Sweep(Fig9Grid(dash.ReadingPhysical, []string{"qwen3-235b-a22b"}, Fig9Systems, []int{4}, []Fig9bWorkload{{Prompt: 1024, Output: 17}}, nil), 0))
+	if !strings.Contains(phys.WhatIf.String(), "reading paper -> physical") {
+		t.Errorf("the physical reading: %q", phys.WhatIf)
 	}
 	fig, err := charts.Fig9a(whatIf)
 	if err != nil {
@@ -78,5 +83,37 @@ func TestArrayBoundNoteOfTheSimulatedParts(t *testing.T) {
 	}
 	if strings.Contains(half, "(3.20 TB/s)") {
 		t.Error("halved links: the note gives the paper's link drain")
+	}
+}
+
+// The paper's own Fig. 9(a) and 9(b) designs are no what-if.
+func TestFig9DesignOfThePaper(t *testing.T) {
+	for name, cases := range map[string][]Case{"fig9a": fig9aSpecs(dash.ReadingPaper), "fig9b": fig9bSpecs(dash.ReadingPaper)} {
+		var points []Point
+		for _, c := range cases {
+			points = append(points, Point{Case: c})
+		}
+		if w := fig9Design(points); w.Any() {
+			t.Errorf("%s: %v", name, w)
+		}
+	}
+}
+
+// A refused knob fails every case alike: the sweep's error says so once per message,
+// naming the field and the value.
+func TestSweepErrOfARefusedKnob(t *testing.T) {
+	tooShort := func(b dash.ExperimentBuilder) dash.ExperimentBuilder { return b.TRead(3) }
+	cases := Fig9Grid(dash.ReadingPaper, []string{"qwen3-235b-a22b", "mixtral-8x22b"}, []string{"dash"}, []int{1, 4}, []Fig9bWorkload{{Prompt: 1024, Output: 17}}, tooShort)
+	err := SweepErr(Sweep(cases, 0))
+	if err == nil {
+		t.Fatal("t_R = 3 ns ran")
+	}
+	msg := err.Error()
+	if n := strings.Count(msg, "hbf.t_read = 3ns"); n != 1 || !strings.Contains(msg, "4 cases (") {
+		t.Errorf("the error names the refusal %d times: %s", n, msg)
+	}
+	var re *dash.RangeError
+	if !errors.As(err, &re) {
+		t.Errorf("%v: not a *dash.RangeError", err)
 	}
 }

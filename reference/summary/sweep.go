@@ -3,6 +3,7 @@ package summary
 import (
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/dashlab/dashlab/dash"
 	"github.com/dashlab/dashlab/dash/sim"
@@ -65,13 +66,36 @@ func (p Point) Fits() bool {
 func (p Point) Failed() bool { return p.Err != nil && p.Fits() }
 
 // SweepErr joins the errors of the points that fit their memory system but failed
-// (points that do not fit are reported by Fits, not as errors).
+// (points that do not fit are reported by Fits, not as errors). Points failing with
+// the same message are reported once, with their count and the first few cases (a
+// refused knob fails every case of a sweep alike).
 func SweepErr(points []Point) error {
-	var errs []error
+	var order []string
+	cases := map[string][]string{}
+	first := map[string]error{}
 	for _, p := range points {
-		if p.Failed() {
-			errs = append(errs, fmt.Errorf("%s/%s: %w", p.Model, p.System, p.Err))
+		if !p.Failed() {
+			continue
 		}
+		msg := p.Err.Error()
+		if _, ok := first[msg]; !ok {
+			order = append(order, msg)
+			first[msg] = p.Err
+		}
+		cases[msg] = append(cases[msg], p.Model+"/"+p.System)
+	}
+	var errs []error
+	for _, msg := range order {
+		cs := cases[msg]
+		if len(cs) == 1 {
+			errs = append(errs, fmt.Errorf("%s: %w", cs[0], first[msg]))
+			continue
+		}
+		shown := strings.Join(cs[:min(3, len(cs))], ", ")
+		if len(cs) > 3 {
+			shown += ", ..."
+		}
+		errs = append(errs, fmt.Errorf("%d cases (%s): %w", len(cs), shown, first[msg]))
 	}
 	return errors.Join(errs...)
 }
