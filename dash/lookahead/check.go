@@ -65,9 +65,10 @@ type Report struct {
 	// tokens and experts, relative to the token's largest |logit|.
 	MaxRelDiscrepancy float64 `json:"max_rel_discrepancy"`
 	// Flips details the first disagreements.
-	Flips []Flip `json:"flips,omitempty"`
-	// ElapsedSeconds is the wall time of the check.
-	ElapsedSeconds float64 `json:"elapsed_s"`
+	Flips []Flip `json:"flips,omitempty" csv:"-"`
+	// ElapsedSeconds is the wall time of the check. It differs from run to
+	// run: JSON leaves it out when zero (dashlab writes it with --perf only).
+	ElapsedSeconds float64 `json:"elapsed_s,omitempty" csv:"-"`
 }
 
 // AgreementPct is the share of tokens whose selections agree, in percent.

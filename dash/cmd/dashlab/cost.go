@@ -17,7 +17,6 @@ func init() {
 
 // costJSON is `dashlab cost --format json`.
 type costJSON struct {
-	SchemaVersion       int             `json:"schema_version"`
 	System              string          `json:"system"`
 	CapacityGB          float64         `json:"capacity_gb"`
 	ReferenceCapacityGB float64         `json:"reference_capacity_gb"`
@@ -53,16 +52,20 @@ type scalingJSON struct {
 }
 
 func runCost(args []string, _ io.Reader, stdout, stderr io.Writer) error {
-	fs := newFlags("cost", "cost [--system ID] [--r LIST] [--delta LIST] [--pairs N] [--format table|json]", stderr)
+	fs := newFlags("cost", "cost [--system ID] [--r LIST] [--delta LIST] [--pairs N] [--format table|json|csv [--table gain|breakeven|scaling]]", stderr)
 	system := fs.String("system", "dash", "system id (dash, compact-dash, relay-only, direct-only, dash-N, ...)")
 	rList := fs.String("r", "0.5,1,2,4,8,16,21.33,32", "HBF-to-HBM per-stack cost ratios r, comma-separated")
 	dList := fs.String("delta", "0,1,2,4,8,16", "integration costs delta in HBM-stack units, comma-separated")
 	pairs := fs.Int("pairs", 8, "scale the topology from 1 to this many HBM-HBF pairs")
-	format := fs.String("format", "table", "output format: table or json")
+	format := fs.String("format", "table", "output format: table, json or csv (one table, see --table)")
+	tables := addTableFlag(fs, "gain", "breakeven", "scaling")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
 	if err := checkFormat(*format); err != nil {
+		return err
+	}
+	if err := tables.check(); err != nil {
 		return err
 	}
 	if err := noArgs(fs); err != nil {
@@ -92,7 +95,7 @@ func runCost(args []string, _ io.Reader, stdout, stderr io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("%w: --pairs: %v", errUsage, err)
 	}
-	out := costJSON{SchemaVersion: 1, System: s.ID, CapacityGB: dash.Capacity(s).GB(), ReferenceCapacityGB: dash.ReferenceCapacity(s).GB(),
+	out := costJSON{System: s.ID, CapacityGB: dash.Capacity(s).GB(), ReferenceCapacityGB: dash.ReferenceCapacity(s).GB(),
 		Formula: "G(r, delta) = (C / C_ref) x 2n / (n + n r + delta), n pairs; costs in HBM-stack units"}
 	for _, p := range grid {
 		out.Gain = append(out.Gain, costPointJSON{R: p.R, Delta: p.Delta, GainX: p.Gain})
@@ -109,8 +112,11 @@ func runCost(args []string, _ io.Reader, stdout, stderr io.Writer) error {
 			LinkPowerLowW: float64(p.LinkPowerLow), LinkPowerHighW: float64(p.LinkPowerHigh),
 			GainAtR1D0X: dash.CostModel{R: 1}.Gain(v)})
 	}
-	if *format == "json" {
+	switch *format {
+	case "json":
 		return writeJSON(stdout, out)
+	case "csv":
+		return tables.pick(csvOf(out.Gain), csvOf(out.Breakeven), csvOf(out.Scaling)).write(stdout)
 	}
 	writeCostTable(stdout, out, rs, ds)
 	return nil

@@ -17,7 +17,6 @@ func init() {
 
 // enduranceJSON is `dashlab endurance --format json`.
 type enduranceJSON struct {
-	SchemaVersion      int                 `json:"schema_version"`
 	Formula            string              `json:"formula"`
 	Model              string              `json:"model"`
 	System             string              `json:"system"`
@@ -39,7 +38,7 @@ type enduranceCellJSON struct {
 }
 
 func runEndurance(args []string, _ io.Reader, stdout, stderr io.Writer) error {
-	fs := newFlags("endurance", "endurance [--pe LIST] [--loads LIST] [--wa X] [--system ID] [--batch N] [--prompt N] [--output N] [--reading paper|physical] [--format table|json]", stderr)
+	fs := newFlags("endurance", "endurance [--pe LIST] [--loads LIST] [--wa X] [--system ID] [--batch N] [--prompt N] [--output N] [--reading paper|physical] [--format table|json|csv]", stderr)
 	pe := fs.String("pe", "3000,10000,30000,50000,100000", "program/erase cycles E_SLC, comma-separated")
 	loads := fs.String("loads", "0.5,0.75,0.9", "utilisations u in (0, 1], comma-separated")
 	wa := fs.Float64("wa", reproduce.MeasureWA, "write amplification A_W (>= 1); default 0: measured by the engine's flash management in the full-load run")
@@ -49,7 +48,7 @@ func runEndurance(args []string, _ io.Reader, stdout, stderr io.Writer) error {
 	prompt := fs.Int("prompt", c.Prompt, "prompt tokens")
 	output := fs.Int("output", c.Output, "output tokens")
 	readingName := fs.String("reading", "paper", "reading of t_R for the full-load run: paper or physical")
-	format := fs.String("format", "table", "output format: table or json")
+	format := fs.String("format", "table", "output format: table, json or csv (the lifetimes, one row per load and P/E cycles)")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -81,7 +80,7 @@ func runEndurance(args []string, _ io.Reader, stdout, stderr io.Writer) error {
 		return err
 	}
 	m := res.Measurement
-	out := enduranceJSON{SchemaVersion: 1, Formula: "lifetime = C_KV x E_SLC / (A_W x R_HBF x u)", Model: c.Model, System: c.System,
+	out := enduranceJSON{Formula: "lifetime = C_KV x E_SLC / (A_W x R_HBF x u)", Model: c.Model, System: c.System,
 		Batch: c.Batch, PromptTokens: c.Prompt, OutputTokens: c.Output, KVCapacityGB: m.KVCapacity.GB(), WriteRateGBps: m.WriteRate.GBps(),
 		WriteRateSource: m.WriteRateSource, WriteAmplification: m.WriteAmplification, WASource: m.WASource}
 	for i, u := range res.Loads {
@@ -89,8 +88,11 @@ func runEndurance(args []string, _ io.Reader, stdout, stderr io.Writer) error {
 			out.Lifetimes = append(out.Lifetimes, enduranceCellJSON{Utilization: u, PECycles: e, LifetimeYears: jsonSafe(res.Years[i][j])})
 		}
 	}
-	if *format == "json" {
+	switch *format {
+	case "json":
 		return writeJSON(stdout, out)
+	case "csv":
+		return csvOf(out.Lifetimes).write(stdout)
 	}
 	fmt.Fprintf(stdout, "%s\n  C_KV  = %.1f GB (KV-owned HBF superblocks of the flash model)\n  R_HBF = %.3f GB/s (%s)\n  A_W   = %g (%s)\n\nLifetime in years (rows: load u; columns: P/E cycles)\n\n",
 		out.Formula, out.KVCapacityGB, out.WriteRateGBps, out.WriteRateSource, out.WriteAmplification, out.WASource)

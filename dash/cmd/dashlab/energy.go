@@ -20,9 +20,8 @@ func init() {
 
 // energyJSON is `dashlab energy --format json`.
 type energyJSON struct {
-	SchemaVersion int               `json:"schema_version"`
-	Params        energyParamsJSON  `json:"params"`
-	Points        []energyPointJSON `json:"points"`
+	Params energyParamsJSON  `json:"params"`
+	Points []energyPointJSON `json:"points"`
 }
 
 type energyParamsJSON struct {
@@ -43,13 +42,13 @@ type energyPointJSON struct {
 	HBFReadMJPerToken    float64               `json:"hbf_read_mj_per_token"`
 	HBFProgramMJPerToken float64               `json:"hbf_program_mj_per_token"`
 	HBMMJPerToken        float64               `json:"hbm_mj_per_token"`
-	RouteLinkMJPerToken  map[sim.Route]float64 `json:"route_link_mj_per_token,omitempty"`
+	RouteLinkMJPerToken  map[sim.Route]float64 `json:"route_link_mj_per_token,omitempty" csv:"-"`
 }
 
 const energySources = "link: UCIe 3.0 UCIe-A target (paper §IV-A [46]); hbm: HBM2 access energy, O'Connor et al., MICRO 2017; hbf read/program: 3.3 V x 25 mA (datasheet-class NAND) x t_R / t_PROG per page bit"
 
 func runEnergy(args []string, _ io.Reader, stdout, stderr io.Writer) error {
-	fs := newFlags("energy", "energy [--models LIST] [--batches LIST] [--prompt N] [--output N] [--link-pj X] [--hbm-pj X] [--hbf-read-pj X] [--hbf-program-pj X] [--reading paper|physical] [--format table|json]", stderr)
+	fs := newFlags("energy", "energy [--models LIST] [--batches LIST] [--prompt N] [--output N] [--link-pj X] [--hbm-pj X] [--hbf-read-pj X] [--hbf-program-pj X] [--reading paper|physical] [--format table|json|csv]", stderr)
 	models := fs.String("models", strings.Join(reference.Fig9ModelIDs, ","), "catalogue model ids, comma-separated")
 	batches := fs.String("batches", "1,4,16,64", "batch sizes, comma-separated")
 	prompt := fs.Int("prompt", 1024, "prompt tokens L_in")
@@ -61,7 +60,7 @@ func runEnergy(args []string, _ io.Reader, stdout, stderr io.Writer) error {
 	read := fs.Float64("hbf-read-pj", pj(def.HBFRead), "HBF sensing energy per sensed bit, pJ/bit (default: from t_R of each system's HBF)")
 	prog := fs.Float64("hbf-program-pj", pj(def.HBFProgram), "HBF program energy per programmed bit, pJ/bit (default: from t_PROG)")
 	readingName := fs.String("reading", "paper", "reading of t_R: paper or physical")
-	format := fs.String("format", "table", "output format: table or json")
+	format := fs.String("format", "table", "output format: table, json or csv (one row per point, a link_ROUTE_mj_per_token column per route)")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -114,13 +113,16 @@ func runEnergy(args []string, _ io.Reader, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	out := energyJSON{SchemaVersion: 1, Params: energyParamsJSON{LinkPJPerBit: pj(probe.Link), HBMPJPerBit: pj(probe.HBM),
+	out := energyJSON{Params: energyParamsJSON{LinkPJPerBit: pj(probe.Link), HBMPJPerBit: pj(probe.HBM),
 		HBFReadPJPerBit: pj(probe.HBFRead), HBFProgramPJPerBit: pj(probe.HBFProgram), Sources: energySources}}
 	for _, p := range priced {
 		out.Points = append(out.Points, energyRow(p))
 	}
-	if *format == "json" {
+	switch *format {
+	case "json":
 		return writeJSON(stdout, out)
+	case "csv":
+		return energyCSV(out.Points).write(stdout)
 	}
 	fmt.Fprintf(stdout, "Memory-system energy per generated token (mJ): link %.2f, HBM %.2f, HBF read %.2f, program %.1f pJ/bit\n(%s)\n\n",
 		out.Params.LinkPJPerBit, out.Params.HBMPJPerBit, out.Params.HBFReadPJPerBit, out.Params.HBFProgramPJPerBit, energySources)
@@ -154,4 +156,23 @@ func energyRow(p reproduce.EnergyPoint) energyPointJSON {
 		r.RouteLinkMJPerToken[e.Route] = mj(e.Joules)
 	}
 	return r
+}
+
+// energyCSV is the points with a column per route for the link energy of the
+// route (link_relay_mj_per_token, ...; empty where the route carried nothing).
+func energyCSV(points []energyPointJSON) csvTable {
+	t := csvOf(points)
+	for _, r := range sim.Routes() {
+		t.header = append(t.header, "link_"+r.String()+"_mj_per_token")
+	}
+	for i, p := range points {
+		for _, r := range sim.Routes() {
+			cell := ""
+			if mj, ok := p.RouteLinkMJPerToken[r]; ok {
+				cell = csvFloat(mj)
+			}
+			t.rows[i] = append(t.rows[i], cell)
+		}
+	}
+	return t
 }

@@ -69,15 +69,9 @@ func checkWorkers(n int) error {
 // errHelp is returned after -h printed the usage: exit 0.
 var errHelp = errors.New("help")
 
+// checkFormat accepts the output formats every command offers: table (for
+// people), json (the whole result) and csv (a table of it).
 func checkFormat(f string) error {
-	if f != "table" && f != "json" {
-		return fmt.Errorf("%w: --format %q: want table or json", errUsage, f)
-	}
-	return nil
-}
-
-// checkTableFormat accepts table, json and csv (for commands whose result is a table).
-func checkTableFormat(f string) error {
 	if f != "table" && f != "json" && f != "csv" {
 		return fmt.Errorf("%w: --format %q: want table, json or csv", errUsage, f)
 	}
@@ -102,8 +96,11 @@ func csvFloat(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }
 // SchemaVersion is the version of the JSON every command writes with --format json:
 // {"schema_version": N, "result": ...}, snake_case keys with the unit in the name
 // where it is not obvious (ttft_ns, bytes, decode_throughput_tok_s). It changes when
-// a key is renamed or removed.
-const SchemaVersion = 1
+// a key is renamed or removed. Version 2: gpu validate's statistics and env in
+// snake_case (points, median_err_pct, copy_bw_gbps_read_plus_write), no second
+// schema_version inside the results of cost, endurance, energy and offload, and
+// lookahead's elapsed_s only with --perf.
+const SchemaVersion = 2
 
 // writeJSON writes v as indented JSON in the versioned envelope.
 func writeJSON(w io.Writer, v any) error {

@@ -132,14 +132,14 @@ func gpuPredict(args []string, stdin io.Reader, stdout, stderr io.Writer) error 
 }
 
 func gpuValidate(args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("gpu validate", "gpu validate --profile NAME_OR_DIR [--format table|json]", stderr)
+	fs := newFlags("gpu validate", "gpu validate --profile NAME_OR_DIR [--format table|json|csv]", stderr)
 	profile := fs.String("profile", reference.DefaultProfile, "shipped profile name ("+strings.Join(reference.ProfileNames(), ", ")+") or a directory with the same CSV files")
-	format := fs.String("format", "table", "output format: table or json")
+	format := fs.String("format", "table", "output format: table, json or csv (one row per validation set and kind)")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
-	if fs.NArg() > 0 {
-		return fmt.Errorf("%w: unexpected arguments %q", errUsage, fs.Args())
+	if err := noArgs(fs); err != nil {
+		return err
 	}
 	if err := checkFormat(*format); err != nil {
 		return err
@@ -160,11 +160,13 @@ func gpuValidate(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		byModel = nil // a profile with one model's GEMMs has nothing to hold out
 	}
-	if *format == "json" {
-		return writeJSON(stdout, map[string]any{
-			"profile": *profile, "gpu": p.GPU().ID, "env": p.Env,
-			"leave_one_out": loo, "held_out_families": held, "held_out_models": byModel,
-		})
+	out := gpuValidateJSON{Profile: *profile, GPU: p.GPU().ID, Env: gpuEnvJSON(p.Env),
+		LeaveOneOut: errorStatsOf(loo), HeldOutFamilies: errorStatsOf(held), HeldOutModels: errorStatsOf(byModel)}
+	switch *format {
+	case "json":
+		return writeJSON(stdout, out)
+	case "csv":
+		return out.csv().write(stdout)
 	}
 	g := p.GPU()
 	fmt.Fprintf(stdout, "profile %s: %s (%s, %d SMs), measured %s, torch %s, CUDA %s\n",
@@ -192,4 +194,66 @@ func orDash(s string) string {
 		return "-"
 	}
 	return s
+}
+
+// gpuValidateJSON is `dashlab gpu validate --format json`: the relative
+// errors of the timing model's predictions in three validations.
+type gpuValidateJSON struct {
+	Profile string     `json:"profile"`
+	GPU     string     `json:"gpu"`
+	Env     gpuEnvJSON `json:"env"`
+	// LeaveOneOut predicts each measurement from all the others;
+	// HeldOutFamilies each shape family from the other families;
+	// HeldOutModels each model's GEMM shapes from the other models'.
+	LeaveOneOut     []errorStatsJSON `json:"leave_one_out"`
+	HeldOutFamilies []errorStatsJSON `json:"held_out_families"`
+	HeldOutModels   []errorStatsJSON `json:"held_out_models"`
+}
+
+// gpuEnvJSON is gpu.Env with snake_case keys (env.json spells some with
+// capitals: copy_bw_GBps_read_plus_write).
+type gpuEnvJSON struct {
+	GPU           string  `json:"gpu"`
+	SMs           int     `json:"sms"`
+	MemGB         float64 `json:"mem_gb"`
+	Torch         string  `json:"torch"`
+	CUDA          string  `json:"cuda"`
+	DType         string  `json:"dtype"`
+	Date          string  `json:"date"`
+	Method        string  `json:"method"`
+	CopyGBps      float64 `json:"copy_bw_gbps_read_plus_write"`
+	MatmulTFLOPs  float64 `json:"bf16_matmul_tflops_8192"`
+	TinyKernelUs  float64 `json:"tiny_kernel_us"`
+	MaxSMClockMHz float64 `json:"max_sm_clock_mhz"`
+	L2Bytes       int64   `json:"l2_bytes"`
+}
+
+// errorStatsJSON is one kind's relative errors, in percent.
+type errorStatsJSON struct {
+	Kind         string  `json:"kind"`
+	Points       int     `json:"points"`
+	MedianErrPct float64 `json:"median_err_pct"`
+	P90ErrPct    float64 `json:"p90_err_pct"`
+}
+
+func errorStatsOf(stats []gpu.ErrorStats) []errorStatsJSON {
+	out := []errorStatsJSON{}
+	for _, s := range stats {
+		out = append(out, errorStatsJSON{Kind: s.Kind, Points: s.Count, MedianErrPct: s.MedianPct, P90ErrPct: s.P90Pct})
+	}
+	return out
+}
+
+// csv is one row per validation set and kind.
+func (o gpuValidateJSON) csv() csvTable {
+	t := csvTable{header: []string{"set", "kind", "points", "median_err_pct", "p90_err_pct"}}
+	for _, set := range []struct {
+		name  string
+		stats []errorStatsJSON
+	}{{"leave_one_out", o.LeaveOneOut}, {"held_out_families", o.HeldOutFamilies}, {"held_out_models", o.HeldOutModels}} {
+		for _, s := range set.stats {
+			t.rows = append(t.rows, []string{set.name, s.Kind, strconv.Itoa(s.Points), csvFloat(s.MedianErrPct), csvFloat(s.P90ErrPct)})
+		}
+	}
+	return t
 }

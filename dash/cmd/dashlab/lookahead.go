@@ -16,18 +16,19 @@ func init() {
 func runLookahead(args []string, _ io.Reader, stdout, stderr io.Writer) error {
 	if len(args) == 0 || args[0] != "check" {
 		if len(args) > 0 && (args[0] == "-h" || args[0] == "--help") {
-			fmt.Fprintln(stderr, "Usage: dashlab lookahead check --model ID|all [--trials N] [--seed S] [--attn-width W] [--format table|json]")
+			fmt.Fprintln(stderr, "Usage: dashlab lookahead check --model ID|all [--trials N] [--seed S] [--attn-width W] [--format table|json|csv] [--perf]")
 			return errHelp
 		}
 		return fmt.Errorf("%w: usage: dashlab lookahead check --model ID|all [--trials N] [--seed S]", errUsage)
 	}
-	fs := newFlags("lookahead check", "lookahead check --model ID|all [--trials N] [--seed S] [--attn-width W] [--format table|json]", stderr)
+	fs := newFlags("lookahead check", "lookahead check --model ID|all [--trials N] [--seed S] [--attn-width W] [--format table|json|csv] [--perf]", stderr)
 	model := fs.String("model", "", "catalogue model id, or all")
 	trials := fs.Int("trials", 10000, "random tokens compared per model")
 	seed := fs.Uint64("seed", 1, "seed of the random draws")
 	perDraw := fs.Int("tokens-per-draw", 1024, "tokens that share one draw of the weights")
 	width := fs.Int("attn-width", 0, "override the attention output width (0: the model's real heads x head_dim)")
-	format := fs.String("format", "table", "output format: table or json")
+	format := fs.String("format", "table", "output format: table, json or csv (one row per model)")
+	perf := fs.Bool("perf", false, "with --format json or csv: add each check's wall time (elapsed_s), which differs from run to run")
 	if err := parse(fs, args[1:]); err != nil {
 		return err
 	}
@@ -60,8 +61,23 @@ func runLookahead(args []string, _ io.Reader, stdout, stderr io.Writer) error {
 		}
 		reps = append(reps, r)
 	}
-	if *format == "json" {
+	switch *format {
+	case "json":
+		for i := range reps {
+			if !*perf {
+				reps[i].ElapsedSeconds = 0 // left out: the same input gives the same bytes
+			}
+		}
 		return writeJSON(stdout, reps)
+	case "csv":
+		t := csvOf(reps)
+		if *perf {
+			t.header = append(t.header, "elapsed_s")
+			for i, r := range reps {
+				t.rows[i] = append(t.rows[i], csvFloat(r.ElapsedSeconds))
+			}
+		}
+		return t.write(stdout)
 	}
 	var t table
 	t.add("model", "router", "selection", "hidden", "attn width", "experts", "tokens", "agree", "agree %", "near ties", "flips (near-tie/other)", "max rel. discrepancy", "time")

@@ -35,8 +35,8 @@ type modelJSON struct {
 }
 
 func runModels(args []string, _ io.Reader, stdout, stderr io.Writer) error {
-	fs := newFlags("models", "models [--format table|json]", stderr)
-	format := fs.String("format", "table", "output format: table or json")
+	fs := newFlags("models", "models [--format table|json|csv]", stderr)
+	format := fs.String("format", "table", "output format: table, json or csv (one row per model)")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -74,8 +74,11 @@ func runModels(args []string, _ io.Reader, stdout, stderr io.Writer) error {
 			MaxContext:              m.MaxContext, LookaheadEligible: m.LookaheadEligible(),
 		})
 	}
-	if *format == "json" {
+	switch *format {
+	case "json":
 		return writeJSON(stdout, rows)
+	case "csv":
+		return csvOf(rows).write(stdout)
 	}
 	t := &table{}
 	t.add("id", "attn", "layers(moe)", "experts/top-k", "router", "checkpoint", "params", "active", "weights", "expert%", "bytes/expert", "KV B/token/layer")

@@ -20,16 +20,15 @@ func init() {
 
 // offloadJSON is `dashlab offload --format json`.
 type offloadJSON struct {
-	SchemaVersion int               `json:"schema_version"`
-	Model         string            `json:"model"`
-	HostProfile   string            `json:"host_profile"`
-	Reading       string            `json:"reading"`
-	Prompt        int               `json:"prompt_tokens"`
-	Output        int               `json:"output_tokens"`
-	Evaluations   []offloadRowJSON  `json:"evaluations"`
-	CoreCurve     []coreCurveJSON   `json:"core_curve"`
-	CoreFits      []amdahlFitJSON   `json:"core_fits"`
-	Notes         map[string]string `json:"notes"`
+	Model       string            `json:"model"`
+	HostProfile string            `json:"host_profile"`
+	Reading     string            `json:"reading"`
+	Prompt      int               `json:"prompt_tokens"`
+	Output      int               `json:"output_tokens"`
+	Evaluations []offloadRowJSON  `json:"evaluations"`
+	CoreCurve   []coreCurveJSON   `json:"core_curve"`
+	CoreFits    []amdahlFitJSON   `json:"core_fits"`
+	Notes       map[string]string `json:"notes"`
 }
 
 type offloadRowJSON struct {
@@ -69,18 +68,22 @@ type amdahlFitJSON struct {
 }
 
 func runOffload(args []string, _ io.Reader, stdout, stderr io.Writer) error {
-	fs := newFlags("offload", "offload [--batches 1,4,16,64] [--cores 32] [--prompt 1024] [--output 128] [--host-dir DIR] [--reading paper|physical] [--format table|json]", stderr)
+	fs := newFlags("offload", "offload [--batches 1,4,16,64] [--cores 32] [--prompt 1024] [--output 128] [--host-dir DIR] [--reading paper|physical] [--format table|json|csv [--table evaluations|core_curve|core_fits]]", stderr)
 	batches := fs.String("batches", "1,4,16,64", "comma-separated batch sizes (each must have been measured on the host)")
 	cores := fs.Int("cores", reproduce.Fig10Cores, "host core cap for CPU compute and the Hybrid (core counts not measured come from the core-scaling model)")
 	prompt := fs.Int("prompt", 1024, "prompt tokens L_in")
 	output := fs.Int("output", 128, "output tokens L_out")
 	hostDir := fs.String("host-dir", "", "directory with cpu_expert.csv and h2d.csv measured on your host (default: the shipped "+reference.HostOffloadProfile+")")
 	readingName := fs.String("reading", "paper", "reading of t_R for the engine's DASH run: paper or physical")
-	format := fs.String("format", "table", "output format: table or json")
+	format := fs.String("format", "table", "output format: table, json or csv (one table, see --table)")
+	tables := addTableFlag(fs, "evaluations", "core_curve", "core_fits")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
 	if err := checkFormat(*format); err != nil {
+		return err
+	}
+	if err := tables.check(); err != nil {
 		return err
 	}
 	if err := noArgs(fs); err != nil {
@@ -109,7 +112,7 @@ func runOffload(args []string, _ io.Reader, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	out := offloadJSON{SchemaVersion: 1, Model: reproduce.Fig10Model, HostProfile: host.Name, Reading: reading.String(), Prompt: *prompt, Output: *output,
+	out := offloadJSON{Model: reproduce.Fig10Model, HostProfile: host.Name, Reading: reading.String(), Prompt: *prompt, Output: *output,
 		Notes: map[string]string{
 			"cores_modelled":   "core caps the host did not measure come from a per-batch Amdahl fit T(c) = serial + parallel/c",
 			"weight_streaming": "uncached experts copied host->GPU over PCIe at the measured copy time, overlapped with GPU expert compute",
@@ -124,8 +127,11 @@ func runOffload(args []string, _ io.Reader, stdout, stderr io.Writer) error {
 	for _, f := range res.Fits {
 		out.CoreFits = append(out.CoreFits, amdahlFitJSON{Batch: f.Batch, SerialMs: f.Serial.Milliseconds(), ParallelMs: f.Parallel.Milliseconds(), MaxErrPct: f.MaxErrPct})
 	}
-	if *format == "json" {
+	switch *format {
+	case "json":
 		return writeJSON(stdout, out)
+	case "csv":
+		return tables.pick(csvOf(out.Evaluations), csvOf(out.CoreCurve), csvOf(out.CoreFits)).write(stdout)
 	}
 	writeOffloadTable(stdout, out)
 	return nil

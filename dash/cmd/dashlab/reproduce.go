@@ -29,7 +29,7 @@ func runReproduce(args []string, _ io.Reader, stdout, stderr io.Writer) error {
 	if err := noArgs(fs); err != nil {
 		return err
 	}
-	if err := checkTableFormat(*format); err != nil {
+	if err := checkFormat(*format); err != nil {
 		return err
 	}
 	if err := checkWorkers(*workers); err != nil {

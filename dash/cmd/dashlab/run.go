@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"fmt"
 	"io"
 	"strings"
@@ -15,7 +16,7 @@ func init() {
 }
 
 func runRun(args []string, _ io.Reader, stdout, stderr io.Writer) error {
-	fs := newFlags("run", "run (--model ID --system ID [--batch B --prompt N --output N] | --file EXPERIMENT.yaml) [--gpu ID] [--format table|json|csv] [--perf]", stderr)
+	fs := newFlags("run", "run (--model ID --system ID [--batch B --prompt N --output N] | --file EXPERIMENT.yaml) [--gpu ID] [--format table|json|csv [--table classes|routes|links|hbf]] [--perf]", stderr)
 	model := fs.String("model", "", "catalogue model id (see 'dashlab models')")
 	system := fs.String("system", "dash", "named system (see 'dashlab systems'): dash, relay-only, direct-only, compact-dash, dash-N, ...")
 	file := fs.String("file", "", "experiment YAML file (instead of --model/--system)")
@@ -24,7 +25,8 @@ func runRun(args []string, _ io.Reader, stdout, stderr io.Writer) error {
 	output := fs.Int("output", 128, "generated tokens L_out")
 	gpuID := fs.String("gpu", reference.DefaultGPU, "GPU whose timings are used: h100-pcie (derived) or h200-sxm (measured)")
 	tread := fs.String("t-read", "", "override the HBF read latency t_R (e.g. 10us)")
-	format := fs.String("format", "table", "output format: table, json (the whole result) or csv (the per-class time breakdown of both phases)")
+	format := fs.String("format", "table", "output format: table, json (the whole result) or csv (one table of it, see --table)")
+	tables := addTableFlag(fs, "classes", "routes", "links", "hbf")
 	perf := fs.Bool("perf", false, "with --format json: add the simulation's wall time (wall_ns), which differs from run to run")
 	sample := fs.Int("decode-sample", 0, "simulate one paged-KV block in N of a long decode and interpolate the rest (0: every block, exact; 16 suits 1M-token decodes)")
 	maxEvents := fs.Int64("max-events", sim.DefaultMaxEvents, "event budget: the run stops with an error after this many events")
@@ -35,7 +37,10 @@ func runRun(args []string, _ io.Reader, stdout, stderr io.Writer) error {
 	if err := noArgs(fs); err != nil {
 		return err
 	}
-	if err := checkTableFormat(*format); err != nil {
+	if err := checkFormat(*format); err != nil {
+		return err
+	}
+	if err := tables.check(); err != nil {
 		return err
 	}
 	if *maxEvents <= 0 || *maxWall <= 0 {
@@ -92,7 +97,7 @@ func runRun(args []string, _ io.Reader, stdout, stderr io.Writer) error {
 		}
 		return writeJSON(stdout, res)
 	case "csv":
-		return writeCSV(stdout, []string{"phase", "class", "ops", "time_ns", "compute_ns", "overhead_ns", "stall_ns"}, classRows(res))
+		return tables.pick(classTable(res), csvOf(res.Routes), csvOf(res.Links), csvOf(res.HBF)).write(stdout)
 	}
 	printResult(stdout, res)
 	return nil
@@ -141,17 +146,19 @@ func printResult(w io.Writer, r sim.Result) {
 	fmt.Fprintf(w, "\nsimulation: %d events, %d passes, %v wall\n", r.Perf.Events, r.Perf.Passes, r.Perf.Wall.Round(1e5))
 }
 
-// classRows is the per-class breakdown of both phases as CSV rows.
-func classRows(r sim.Result) [][]string {
-	var rows [][]string
+// classTable is the per-class breakdown of both phases, with a phase column
+// (prefill, decode) before the classes' own.
+func classTable(r sim.Result) csvTable {
+	t := csvTable{header: append([]string{"phase"}, csvOf([]sim.ClassTime(nil)).header...)}
 	for _, ph := range []struct {
 		name string
 		p    sim.Phase
 	}{{"prefill", r.Prefill}, {"decode", r.Decode}} {
-		for _, c := range ph.p.Classes {
-			rows = append(rows, []string{ph.name, c.Class.String(), fmt.Sprint(c.Ops), fmt.Sprint(int64(c.Time)), fmt.Sprint(int64(c.Compute)),
-				fmt.Sprint(int64(c.Overhead)), fmt.Sprint(int64(c.Stall))})
+		c := csvOf(ph.p.Classes)
+		for _, row := range c.rows {
+			t.rows = append(t.rows, append([]string{ph.name}, row...))
 		}
+		t.err = cmp.Or(t.err, c.err)
 	}
-	return rows
+	return t
 }

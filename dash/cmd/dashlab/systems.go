@@ -5,6 +5,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/dashlab/dashlab/dash/unit"
 	"github.com/dashlab/dashlab/reference"
 	"gopkg.in/yaml.v3"
 )
@@ -13,9 +14,30 @@ func init() {
 	register(&command{name: "systems", summary: "list the named memory systems, or print one as YAML", run: runSystems})
 }
 
+// systemJSON is one row of `dashlab systems --format json` (and csv).
+type systemJSON struct {
+	ID               string `json:"id"`
+	Name             string `json:"name"`
+	Topology         string `json:"topology"`
+	Pairs            int    `json:"pairs"`
+	PathGPUHBM       bool   `json:"path_gpu_hbm"`
+	PathGPUHBF       bool   `json:"path_gpu_hbf"`
+	PathHBMHBF       bool   `json:"path_hbm_hbf"`
+	HBMCapacityBytes int64  `json:"hbm_capacity_bytes"`
+	HBFCapacityBytes int64  `json:"hbf_capacity_bytes"`
+	GPUFacingLinks   int    `json:"gpu_facing_links"`
+	Links            int    `json:"links"`
+	// PairFamily says that ID-N names the same system with N stack pairs.
+	PairFamily bool `json:"pair_family"`
+}
+
 func runSystems(args []string, _ io.Reader, stdout, stderr io.Writer) error {
-	fs := newFlags("systems", "systems [ID]   (ID prints that system's full spec as YAML, usable under overrides)", stderr)
+	fs := newFlags("systems", "systems [--format table|json|csv] | systems ID   (ID prints that system's full spec as YAML, usable under overrides)", stderr)
+	format := fs.String("format", "table", "output format of the list: table, json or csv (one row per system)")
 	if err := parse(fs, args); err != nil {
+		return err
+	}
+	if err := checkFormat(*format); err != nil {
 		return err
 	}
 	if fs.NArg() == 1 {
@@ -33,33 +55,43 @@ func runSystems(args []string, _ io.Reader, stdout, stderr io.Writer) error {
 	if fs.NArg() > 1 {
 		return fmt.Errorf("%w: at most one system id", errUsage)
 	}
-	t := &table{}
-	t.add("id", "name", "topology", "pairs", "paths", "HBM", "HBF", "GPU-facing links", "links")
-	var families []string
+	var rows []systemJSON
 	for _, id := range reference.SystemIDs() {
 		f, err := reference.SystemInfo(id)
 		if err != nil {
 			return err
 		}
-		if f.PairFamily {
-			families = append(families, id+"-N")
-		}
 		s := f.SystemSpec
 		tp := s.Topology
-		paths := ""
+		rows = append(rows, systemJSON{ID: id, Name: f.Name, Topology: tp.Name(), Pairs: tp.Pairs,
+			PathGPUHBM: tp.GPUHBM, PathGPUHBF: tp.GPUHBF, PathHBMHBF: tp.HBMHBF,
+			HBMCapacityBytes: int64(s.HBMCapacity()), HBFCapacityBytes: int64(s.HBFCapacity()),
+			GPUFacingLinks: tp.GPUFacingLinks(), Links: tp.Links(), PairFamily: f.PairFamily})
+	}
+	switch *format {
+	case "json":
+		return writeJSON(stdout, rows)
+	case "csv":
+		return csvOf(rows).write(stdout)
+	}
+	t := &table{}
+	t.add("id", "name", "topology", "pairs", "paths", "HBM", "HBF", "GPU-facing links", "links")
+	var families []string
+	for _, r := range rows {
+		if r.PairFamily {
+			families = append(families, r.ID+"-N")
+		}
+		var paths []string
 		for _, p := range []struct {
 			on   bool
 			name string
-		}{{tp.GPUHBM, "GPU-HBM"}, {tp.GPUHBF, "GPU-HBF"}, {tp.HBMHBF, "HBM-HBF"}} {
+		}{{r.PathGPUHBM, "GPU-HBM"}, {r.PathGPUHBF, "GPU-HBF"}, {r.PathHBMHBF, "HBM-HBF"}} {
 			if p.on {
-				if paths != "" {
-					paths += " "
-				}
-				paths += p.name
+				paths = append(paths, p.name)
 			}
 		}
-		t.add(id, f.Name, tp.Name(), fmt.Sprint(tp.Pairs), paths, s.HBMCapacity().String(), s.HBFCapacity().String(),
-			fmt.Sprint(tp.GPUFacingLinks()), fmt.Sprint(tp.Links()))
+		t.add(r.ID, r.Name, r.Topology, fmt.Sprint(r.Pairs), strings.Join(paths, " "), unit.Bytes(r.HBMCapacityBytes).String(),
+			unit.Bytes(r.HBFCapacityBytes).String(), fmt.Sprint(r.GPUFacingLinks), fmt.Sprint(r.Links))
 	}
 	t.write(stdout)
 	if len(families) > 0 {
