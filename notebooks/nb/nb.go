@@ -13,6 +13,10 @@
 package nb
 
 import (
+	"fmt"
+	"runtime"
+	"sync"
+
 	"github.com/dashlab/dashlab/charts"
 	"github.com/dashlab/dashlab/dash"
 	"github.com/dashlab/dashlab/dash/sim"
@@ -64,7 +68,35 @@ func LengthGrid(models, systems []string, batch int, workloads []Workload, modif
 // in the form the reproduce package gives its own sweeps (so that the charts package's
 // Fig9a and Fig9b draw them). A case that does not fit its memory system has Fits false
 // and the planner's message in Err; Err returns the errors of cases that fit but failed.
-func Sweep(cases []Case) []reproduce.Point { return reproduce.Sweep(cases, 0) }
+// A sweep that runs over a second shows its progress in the cell (Progress).
+func Sweep(cases []Case) []reproduce.Point { return SweepNamed("sweep", cases) }
+
+// SweepNamed is Sweep with the progress line labelled ("Fig. 9(b)").
+func SweepNamed(label string, cases []Case) []reproduce.Point {
+	p := NewProgress(label, len(cases), "simulations")
+	defer p.Finish()
+	out := make([]reproduce.Point, len(cases))
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for range max(1, min(runtime.GOMAXPROCS(0), len(cases))) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				c := cases[i]
+				p.Start(fmt.Sprintf("%s on %s, B = %d, %d/%d", c.Model, c.System, c.Batch, c.Prompt, c.Output))
+				out[i] = reproduce.Sweep(cases[i:i+1], 1)[0]
+				p.Step(1)
+			}
+		}()
+	}
+	for i := range cases {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	return out
+}
 
 // Err joins the errors of points that fit their memory system but failed.
 func Err(points []reproduce.Point) error { return reproduce.SweepErr(points) }

@@ -175,10 +175,6 @@ func Fig10Study(host *offload.HostProfile, o OffloadOptions) (*Fig10Result, erro
 	return res, nil
 }
 
-func init() {
-	register(group{name: "fig10", prefixes: []string{"fig10."}, run: runFig10})
-}
-
 func runFig10(opts Options, art *Artifacts) (Values, error) {
 	var v Values
 	host, err := reference.HostOffload()

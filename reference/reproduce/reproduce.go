@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -21,6 +22,43 @@ type Options struct {
 	Only string
 	// Workers bounds the simulations run at once (0: GOMAXPROCS).
 	Workers int
+	// Groups, when set, runs only the named groups (GroupNames) and reports only the ids
+	// they own (an id belongs to the group with its longest matching prefix); the
+	// derived artifacts (cost sweep, endurance, energy) are skipped. Notebook 00 runs the
+	// paper's core this way; the report runs every group.
+	Groups []string
+	// Progress, when set, is called before each group runs (done groups so far, of
+	// total) and once at the end (done == total, group "").
+	Progress func(group string, done, total int)
+}
+
+// GroupNames lists the groups of a reproduction, in the order they run.
+func GroupNames() []string {
+	var names []string
+	for _, g := range groups {
+		if !slices.Contains(names, g.name) {
+			names = append(names, g.name)
+		}
+	}
+	return names
+}
+
+// selected reports whether opts runs group g.
+func (o Options) selected(g group) bool {
+	return matches(o.Only, g) && (len(o.Groups) == 0 || slices.Contains(o.Groups, g.name))
+}
+
+// owner is the group that computes a paper id: the one with the longest matching prefix.
+func owner(id string) string {
+	best, name := -1, ""
+	for _, g := range groups {
+		for _, p := range g.prefixes {
+			if strings.HasPrefix(id, p) && len(p) > best {
+				best, name = len(p), g.name
+			}
+		}
+	}
+	return name
 }
 
 // Report is the outcome of a reproduction run.
@@ -77,7 +115,7 @@ func matches(prefix string, g group) bool {
 	return false
 }
 
-// Run reproduces every id matching opts.Only.
+// Run reproduces every id matching opts.Only (and owned by opts.Groups when set).
 func Run(opts Options) (Report, error) {
 	if opts.Workers <= 0 {
 		opts.Workers = runtime.GOMAXPROCS(0)
@@ -86,12 +124,23 @@ func Run(opts Options) (Report, error) {
 	if err != nil {
 		return Report{}, err
 	}
+	for _, name := range opts.Groups {
+		if !slices.Contains(GroupNames(), name) {
+			return Report{}, fmt.Errorf("reproduce: no group %q (groups: %s)", name, strings.Join(GroupNames(), ", "))
+		}
+	}
 	rep := Report{Elapsed: map[string]time.Duration{}}
 	all := Values{}
 	var errs []error
+	var run []group
 	for _, g := range groups {
-		if !matches(opts.Only, g) {
-			continue
+		if opts.selected(g) {
+			run = append(run, g)
+		}
+	}
+	for i, g := range run {
+		if opts.Progress != nil {
+			opts.Progress(g.name, i, len(run))
 		}
 		start := time.Now()
 		v, err := g.run(opts, &rep.Artifacts)
@@ -104,13 +153,18 @@ func Run(opts Options) (Report, error) {
 			all.Set(id, x, v.detail[id])
 		}
 	}
-	for _, d := range derivations {
-		if err := d(opts, &rep.Artifacts); err != nil {
-			errs = append(errs, err)
+	if opts.Progress != nil {
+		opts.Progress("", len(run), len(run))
+	}
+	if len(opts.Groups) == 0 {
+		for _, d := range derivations {
+			if err := d(opts, &rep.Artifacts); err != nil {
+				errs = append(errs, err)
+			}
 		}
 	}
 	for _, e := range entries {
-		if !strings.HasPrefix(e.ID, opts.Only) {
+		if !strings.HasPrefix(e.ID, opts.Only) || (len(opts.Groups) > 0 && !slices.Contains(opts.Groups, owner(e.ID))) {
 			continue
 		}
 		r := Row{ID: e.ID, Unit: e.Unit, Section: e.Section, Paper: e.Value, Tolerance: e.AbsTolerance(), Note: e.Note}

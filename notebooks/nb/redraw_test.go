@@ -1,0 +1,117 @@
+package nb
+
+import (
+	"html/template"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/dashlab/dashlab/dash/unit"
+)
+
+func TestProgressShowsNothingForShortWork(t *testing.T) {
+	var shown []string
+	p := NewProgress("sweep", 3, "simulations")
+	p.show = func(_, h string) { shown = append(shown, h) }
+	p.Step(3)
+	p.Finish()
+	if len(shown) != 0 {
+		t.Errorf("work shorter than ProgressDelay showed %q", shown)
+	}
+}
+
+func TestProgressRedrawsOneBlockAndEndsWithTheTotal(t *testing.T) {
+	defer func(d time.Duration) { ProgressDelay = d }(ProgressDelay)
+	ProgressDelay = 0
+	var ids, shown []string
+	p := NewProgress("Fig. 9(b)", 40, "simulations")
+	p.show = func(id, h string) { ids, shown = append(ids, id), append(shown, h) }
+	p.Start("qwen3 on dash")
+	p.Step(1)
+	p.Finish()
+	p.Finish() // a second Finish changes nothing
+	if len(shown) < 2 {
+		t.Fatalf("shown %d times, want the first step and the final line", len(shown))
+	}
+	for _, id := range ids {
+		if id != ids[0] {
+			t.Errorf("progress drew into blocks %q and %q, want one block updated in place", ids[0], id)
+		}
+	}
+	if !strings.Contains(shown[0], "now: qwen3 on dash") {
+		t.Errorf("first line %q does not name the running step", shown[0])
+	}
+	last := shown[len(shown)-1]
+	if !strings.Contains(last, "Fig. 9(b): 1 of 40 simulations") || !strings.Contains(last, "✓") || strings.Contains(last, "now:") {
+		t.Errorf("final line %q, want the count done, a check mark and no running step", last)
+	}
+}
+
+func TestChoiceAddsTheStartValueAndSorts(t *testing.T) {
+	c := NewChoice("t_R", []unit.Duration{8 * unit.Microsecond, unit.Microsecond, 8 * unit.Microsecond}, 3*unit.Microsecond)
+	if got := c.Values(); len(got) != 3 || got[0] != unit.Microsecond || got[1] != 3*unit.Microsecond || got[2] != 8*unit.Microsecond {
+		t.Fatalf("values %v, want 1 µs, 3 µs, 8 µs", got)
+	}
+	if c.Value() != 3*unit.Microsecond || c.Pos() != 1 {
+		t.Errorf("starts at %v (position %d), want 3 µs (1)", c.Value(), c.Pos())
+	}
+	c.SetPos(99)
+	if c.Value() != 8*unit.Microsecond {
+		t.Errorf("SetPos past the end gave %v, want the last value", c.Value())
+	}
+	if c.Label() != (8 * unit.Microsecond).String() {
+		t.Errorf("label %q", c.Label())
+	}
+}
+
+func TestRedrawHeadlessDrawsOnceAndReturns(t *testing.T) {
+	t.Setenv("DASHLAB_INTERACTIVE", "0")
+	batch := NewChoice("B", []int{1, 4, 16, 64}, 4)
+	calls := 0
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		Redraw("test", func() (template.HTML, error) {
+			calls++
+			return template.HTML("<p>B = " + batch.Label() + "</p>"), nil
+		}, batch)
+	}()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("Redraw waited for input without a front-end")
+	}
+	if calls != 1 {
+		t.Errorf("drew %d times, want once at the starting values", calls)
+	}
+}
+
+func TestFrameNamesTheControlsValues(t *testing.T) {
+	tr := NewChoice("t_R", []unit.Duration{unit.Microsecond}, 3*unit.Microsecond)
+	page := NewChoice("page", []unit.Bytes{4 * unit.KiB, 16 * unit.KiB}, 4*unit.KiB)
+	got := string(frame("<p>chart</p>", []Control{tr, page}))
+	if !strings.Contains(got, "t_R = <b>"+tr.Label()+"</b>") || !strings.Contains(got, "page = <b>"+page.Label()+"</b>") || !strings.HasSuffix(got, "<p>chart</p>") {
+		t.Errorf("frame = %q", got)
+	}
+}
+
+func TestReproduceProgressFinishesAtTheLastGroup(t *testing.T) {
+	defer func(d time.Duration) { ProgressDelay = d }(ProgressDelay)
+	ProgressDelay = 0
+	var shown []string
+	f := reproduceProgress("reproduction", func(_, h string) { shown = append(shown, h) })
+	f("capacity", 0, 2)
+	f("fig9a", 1, 2)
+	f("", 2, 2)
+	n := len(shown)
+	f("", 2, 2) // a finished line stays as it is
+	if len(shown) != n || n == 0 {
+		t.Fatalf("shown %d then %d times", n, len(shown))
+	}
+	if last := shown[n-1]; !strings.Contains(last, "✓ reproduction: 2 of 2 groups") {
+		t.Errorf("final line %q", last)
+	}
+	if !strings.Contains(shown[0], "now: capacity") {
+		t.Errorf("first line %q does not name the running group", shown[0])
+	}
+}
