@@ -33,7 +33,7 @@
 #   DASHLAB_CONTAINER_LOGS   keep the step logs in this folder (default: a temporary one,
 #                            removed on success)
 #   DASHLAB_NOTEBOOK         the notebook executed in the container (default notebooks/00-overview.ipynb)
-#   DASHLAB_CELL_TIMEOUT     seconds one of its cells may run (default 1800)
+#   DASHLAB_CELL_TIMEOUT     seconds one of its cells may run (default 900)
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -384,7 +384,7 @@ run_notebook() {
   local out html
   # GOPROXY=off: the image must hold every module a notebook needs (it works offline).
   # A cell may take long on a loaded machine (the overview runs the whole reproduction).
-  podman exec -e GOPROXY=off -e "DASHLAB_CELL_TIMEOUT=${DASHLAB_CELL_TIMEOUT:-1800}" "$name" \
+  podman exec -e GOPROXY=off -e "DASHLAB_CELL_TIMEOUT=${DASHLAB_CELL_TIMEOUT:-900}" "$name" \
     bash docker/run-notebooks.sh "$NOTEBOOK" >"$work/notebook.out" 2>&1 ||
     { cat "$work/notebook.out"; return 1; }
   out=$(cat "$work/notebook.out")
