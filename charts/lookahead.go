@@ -23,7 +23,9 @@ func Fig11(pairs []summary.LookaheadPair) (Figure, error) {
 	}
 	var models []string
 	var trs []unit.Duration
+	var w summary.WhatIf
 	for _, p := range pairs {
+		w = w.Add(p.WhatIf...)
 		if !slices.Contains(models, p.Model) {
 			models = append(models, p.Model)
 		}
@@ -70,13 +72,15 @@ func Fig11(pairs []summary.LookaheadPair) (Figure, error) {
 				if err != nil {
 					return Figure{}, err
 				}
+				r.WhatIf = p.WhatIf.Any()
 				rows = append(rows, r)
 			}
 		}
 	}
 	bars, err := GroupedBar(BarSpec{
 		Common: Common{ID: "fig11_bars", Title: "Fig. 11: lookahead expert execution",
-			Subtitle: "reduction over conventional selection on DASH, B/L_in/L_out = 1/4K/128; ticks: the paper", Height: "440px"},
+			Subtitle: WhatIfSubtitle(fmt.Sprintf("reduction over conventional selection on %s, B/L_in/L_out = %d/%s/%d; ticks: the paper",
+				SystemName(pairs[0].Conventional.System), pairs[0].Conventional.Batch, LengthLabel(pairs[0].Conventional.Prompt), pairs[0].Conventional.Output), w), Height: "440px"},
 		XName: "Model and HBF read latency", YName: "Reduction (%)", Categories: cats,
 		Series: []Series{{Name: "E2E latency", Values: e2e}, {Name: "TPOT", Values: tpot}},
 		Paper:  []Series{{Name: "E2E latency", Values: pe2e}, {Name: "TPOT", Values: ptpot}},
@@ -85,7 +89,7 @@ func Fig11(pairs []summary.LookaheadPair) (Figure, error) {
 		return Figure{}, err
 	}
 	fig := Figure{ID: "fig11", Title: "Fig. 11: lookahead expert execution (§VI-D)",
-		Caption: "Early expert selection splits the routing logits into a term of the layer input (fused into the first projection) and a term of the attention output " +
+		Caption: WhatIfCaption("", w) + "Early expert selection splits the routing logits into a term of the layer input (fused into the first projection) and a term of the attention output " +
 			"(through the derived W_out diag(γ) W_r), so the selected experts are known, and their HBF reads start, before the output projection.",
 		Charts: []Chart{bars}, Rows: rows,
 		Notes: []string{
@@ -113,7 +117,7 @@ func Fig11(pairs []summary.LookaheadPair) (Figure, error) {
 			}
 		}
 		sweep, err := Lines(LineSpec{
-			Common: Common{ID: "fig11_sweep", Title: "TPOT reduction against t_R", Subtitle: "lookahead over conventional selection on DASH", Height: "420px"},
+			Common: Common{ID: "fig11_sweep", Title: "TPOT reduction against t_R", Subtitle: WhatIfSubtitle("lookahead over conventional selection on "+SystemName(pairs[0].Conventional.System), w), Height: "420px"},
 			XName:  "t_R (µs)", YName: "TPOT reduction (%)", Series: series, Paper: paper, LogX: true,
 		})
 		if err != nil {

@@ -24,6 +24,9 @@ func ResultTable(caption string, results []NamedResult) template.HTML {
 	if len(results) == 0 {
 		return HTMLTable(caption, nil, nil)
 	}
+	if w := namedWhatIf(results); w.Any() {
+		caption = strings.TrimSpace(caption + " (" + w.String() + ")")
+	}
 	same := true
 	f := results[0].Result
 	for _, nr := range results {
@@ -92,7 +95,7 @@ func PhaseBreakdown(id, phase string, results []NamedResult) (Figure, error) {
 	// Stacked bars: one stack per result, segments compute / overhead / stall.
 	bar := ec.NewBar()
 	c := Common{ID: SanitizeID(id), Title: fmt.Sprintf("GPU time per operator class, %s phase", phase),
-		Subtitle: "each column: compute + fixed overhead + stall (waiting for data beyond compute)", Width: "960px", Height: "480px"}
+		Subtitle: WhatIfSubtitle("each column: compute + fixed overhead + stall (waiting for data beyond compute)", namedWhatIf(results)), Width: "960px", Height: "480px"}
 	bar.SetGlobalOptions(commonGlobal(c, "item")...)
 	names := make([]string, len(classes))
 	for i, cl := range classes {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/dashlab/dashlab/dash/sim"
 	"github.com/dashlab/dashlab/dash/unit"
+	"github.com/dashlab/dashlab/reference/summary"
 	ec "github.com/go-echarts/go-echarts/v2/charts"
 )
 
@@ -187,6 +188,9 @@ func routeTimeline(tl *sim.Timeline, c Common, tmin, tmax float64) (*ec.Custom, 
 type NamedResult struct {
 	Name   string
 	Result sim.Result
+	// WhatIf lists how the run's experiment differs from the paper's (nb.Trace and
+	// nb.Run fill it from reproduce.CaseChanges); the charts name it.
+	WhatIf summary.WhatIf
 }
 
 // RouteFigure draws the traced layer of each run with RouteTimeline, one chart per run,
@@ -198,7 +202,7 @@ func RouteFigure(id string, runs []NamedResult) (Figure, error) {
 	if len(runs) == 0 {
 		return Figure{}, errors.New("charts: RouteFigure: no runs")
 	}
-	fig := Figure{ID: id, Title: "Fig. 6 from the simulation: one layer's routes"}
+	fig := Figure{ID: id, Title: "Fig. 6 from the simulation: one layer's routes", Caption: WhatIfCaption("", namedWhatIf(runs))}
 	// One time scale for all runs, so that the layers compare by length.
 	lo, hi := 0.0, 0.0
 	for _, r := range runs {
@@ -215,8 +219,8 @@ func RouteFigure(id string, runs []NamedResult) (Figure, error) {
 		tl := r.Result.Timeline
 		ch, err := routeTimeline(tl, Common{ID: fmt.Sprintf("%s_%d", SanitizeID(id), i),
 			Title: fmt.Sprintf("%s: %s, pass %d, layer %d", r.Name, r.Result.Model, tl.Pass, tl.Layer),
-			Subtitle: fmt.Sprintf("B=%d, %d/%d tokens; bars: chunks on each link, colored by route; bottom lane: GPU operators",
-				r.Result.Batch, r.Result.Prompt, r.Result.Output)}, lo, hi)
+			Subtitle: WhatIfSubtitle(fmt.Sprintf("B=%d, %d/%d tokens; bars: chunks on each link, colored by route; bottom lane: GPU operators",
+				r.Result.Batch, r.Result.Prompt, r.Result.Output), r.WhatIf)}, lo, hi)
 		if err != nil {
 			return Figure{}, fmt.Errorf("%s: %w", r.Name, err)
 		}

@@ -28,3 +28,12 @@ func WhatIfCaption(caption string, w summary.WhatIf) string {
 	}
 	return "Not the paper's experiment (" + w.String() + "): the rows show the paper's numbers beside these, as what-if, not judged by them. " + caption
 }
+
+// namedWhatIf is the union of the runs' what-ifs.
+func namedWhatIf(runs []NamedResult) summary.WhatIf {
+	var w summary.WhatIf
+	for _, r := range runs {
+		w = w.Add(r.WhatIf...)
+	}
+	return w
+}

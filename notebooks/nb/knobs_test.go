@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/dashlab/dashlab/charts"
 	"github.com/dashlab/dashlab/dash"
 	"github.com/dashlab/dashlab/dash/unit"
 )
@@ -68,5 +69,24 @@ func TestKnobsWhatIf(t *testing.T) {
 		if got := points[0].WhatIf.String(); got != c.want {
 			t.Errorf("%+v: %q, want %q", c.k, got, c.want)
 		}
+	}
+}
+
+// A traced run off the paper's parts names its change in the route figure.
+func TestTraceWhatIf(t *testing.T) {
+	r, err := Trace(Case{Model: "qwen3-235b-a22b", System: "dash", Batch: 1, Prompt: 64, Output: 2,
+		Modify: TRead(8 * unit.Microsecond)}, 1, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := r.WhatIf.String(); got != "what-if: t_R 3 -> 8 µs" {
+		t.Errorf("what-if %q", got)
+	}
+	fig, err := charts.RouteFigure("t", []charts.NamedResult{r})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(fig.Caption, "t_R 3 -> 8 µs") {
+		t.Errorf("caption %q", fig.Caption)
 	}
 }

@@ -110,17 +110,26 @@ func Find(points []reproduce.Point, model, system string, batch, prompt, output 
 func Build(c Case) (dash.Experiment, error) { return reproduce.Build(c) }
 
 // Trace runs a case with one traced layer (pass 0 is the prefill, pass i the i-th decode
-// step) and names the result after its system (charts.SystemName) for the charts.
+// step) and names the result after its system (charts.SystemName) for the charts, with
+// how it differs from the paper's experiment (reproduce.CaseChanges), which the charts
+// print.
 func Trace(c Case, pass, layer int) (charts.NamedResult, error) {
+	c.Sim.Trace = &sim.TraceSpec{Pass: pass, Layer: layer}
+	return Run(c)
+}
+
+// Run runs a case and names the result after its system (charts.SystemName), with how it
+// differs from the paper's experiment (reproduce.CaseChanges), which the charts print.
+func Run(c Case) (charts.NamedResult, error) {
 	exp, err := Build(c)
 	if err != nil {
 		return charts.NamedResult{}, err
 	}
-	r, err := sim.RunWith(exp, sim.Options{Trace: &sim.TraceSpec{Pass: pass, Layer: layer}})
+	r, err := sim.RunWith(exp, c.Sim)
 	if err != nil {
 		return charts.NamedResult{}, err
 	}
-	return charts.NamedResult{Name: charts.SystemName(c.System), Result: r}, nil
+	return charts.NamedResult{Name: charts.SystemName(c.System), Result: r, WhatIf: reproduce.CaseChanges(c, exp)}, nil
 }
 
 // Knobs are the memory-system parameters the notebooks expose, written with their

@@ -54,8 +54,15 @@ func LookaheadStudy(setup LookaheadSetup, models []string, tReads []unit.Duratio
 	if err := errors.Join(errs...); err != nil {
 		return nil, err
 	}
+	design := fig11Design(setup, system, batch, prompt, output)
 	for i := range pairs {
 		pairs[i].Conventional, pairs[i].Lookahead = points[2*i].Result, points[2*i+1].Result
+		for _, c := range append(points[2*i].WhatIf, points[2*i+1].WhatIf...) {
+			if c.Field != "hbf.t_read" { // the study's own axis
+				pairs[i].WhatIf = pairs[i].WhatIf.Add(c)
+			}
+		}
+		pairs[i].WhatIf = pairs[i].WhatIf.Add(design...)
 	}
 	return pairs, nil
 }

@@ -155,3 +155,20 @@ func lengthsLabel(prompt, output int) string {
 	}
 	return k(prompt) + "/" + k(output)
 }
+
+// fig11Design lists how a lookahead study's design differs from the paper's
+// Fig. 11: DASH at B/L_in/L_out = 1/4K/128 under the paper reading (early
+// delivery, when on, is listed by CaseChanges as an execution switch).
+func fig11Design(setup LookaheadSetup, system string, batch, prompt, output int) summary.WhatIf {
+	var w summary.WhatIf
+	if system != "dash" {
+		w = w.Add(dash.Change{Field: "system", From: "dash", To: system})
+	}
+	if batch != 1 || prompt != 4096 || output != 128 {
+		w = w.Add(dash.Change{Field: "B/L_in/L_out", From: "1/" + lengthsLabel(4096, 128), To: fmt.Sprint(batch) + "/" + lengthsLabel(prompt, output)})
+	}
+	if setup.Reading != dash.ReadingPaper {
+		w = w.Add(dash.Change{Field: "reading", From: dash.ReadingPaper.String(), To: setup.Reading.String()})
+	}
+	return w
+}

@@ -117,3 +117,33 @@ func TestSweepErrOfARefusedKnob(t *testing.T) {
 		t.Errorf("%v: not a *dash.RangeError", err)
 	}
 }
+
+// A lookahead study off the paper's design is a what-if (its t_R axis is not).
+func TestFig11WhatIf(t *testing.T) {
+	tr := []unit.Duration{3 * unit.Microsecond}
+	paper, err := LookaheadStudy(LookaheadSetup{Reading: dash.ReadingPaper}, []string{"qwen3-235b-a22b"}, []unit.Duration{32 * unit.Microsecond}, "dash", 1, 4096, 4, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := paper[0].WhatIf.String(); got != "what-if: B/L_in/L_out 1/4K/128 -> 1/4K/4" {
+		t.Errorf("the paper's parts at t_R 32 µs, 4 output tokens: %q", got)
+	}
+	other, err := LookaheadStudy(LookaheadSetup{Reading: dash.ReadingPhysical}, []string{"qwen3-235b-a22b"}, tr, "relay-only", 1, 4096, 4, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fig, err := charts.Fig11(other)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range fig.Rows {
+		if r.Status() != charts.WhatIf {
+			t.Errorf("%s: %s, want what-if", r.ID, r.Status())
+		}
+	}
+	for _, want := range []string{"system dash -> relay-only", "reading paper -> physical"} {
+		if !strings.Contains(other[0].WhatIf.String(), want) {
+			t.Errorf("%q does not say %q", other[0].WhatIf, want)
+		}
+	}
+}

@@ -16,6 +16,10 @@ type LookaheadPair struct {
 	Setup LookaheadSetup
 	// Conventional and Lookahead are the two runs.
 	Conventional, Lookahead sim.Result
+	// WhatIf lists how the pair differs from the paper's Fig. 11 study (DASH's parts
+	// but t_R, the study's axis; B/L_in/L_out = 1/4K/128 on DASH; the paper reading;
+	// no early delivery). Empty, its reductions are checked against the paper's.
+	WhatIf WhatIf
 }
 
 // E2EReductionPct is lookahead's E2E reduction in percent.
