@@ -108,7 +108,6 @@ type passOutcome struct {
 const (
 	maxPassMemo  = 1 << 15
 	maxTemplates = 64
-	maxTails     = 1 << 12
 )
 
 // NewPasser prepares heterogeneous passes on exp's memory system.
@@ -121,7 +120,7 @@ func NewPasser(exp dash.Experiment, opts Options) (*Passer, error) {
 		return nil, err
 	}
 	e := newEngine(cfg)
-	e.noJump = opts.NoJump
+	e.useShortcuts(!opts.NoJump)
 	p := &Passer{e: e, pb: newProgramBuilder(exp), noJump: opts.NoJump,
 		memo: map[string]passOutcome{}, tmpl: map[[2]int]*pass{}}
 	m := exp.Model()
@@ -218,9 +217,6 @@ func (p *Passer) Run(rows []Row) (PassResult, error) {
 			clear(p.memo)
 		}
 		p.memo[string(p.key)] = passOutcome{res: res, delta: delta}
-	}
-	if len(e.jmp.tails) >= maxTails {
-		clear(e.jmp.tails)
 	}
 	return res, nil
 }

@@ -91,6 +91,16 @@
 //     duration and statistics. The KV cache is paged (16-token blocks by
 //     default), so steps within one block run the same program.
 //
+// The engine only reports the moments at which a shortcut may be taken
+// (the shortcuts interface: a structural change, a chunk delivered, an
+// operator started, a pass ended); the shortcuts see its state through one
+// walk per state struct (walk.go), which visits every field with its kind
+// (a plain value, an absolute time, a stream or operator id, a progress
+// counter, a statistic). Keys, counters, time shifts, layer moves and
+// replays are visitors of that walk, so a new field is added to all of them
+// at once; a reflection test fails when a field is neither walked nor
+// listed with the reason it need not be.
+//
 // A million-token decode has tens of thousands of distinct steps; with
 // Options.DecodeSample the step of every N-th KV block is simulated and
 // the others interpolated (longdecode.go): an approximation, within 0.1%

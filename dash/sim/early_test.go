@@ -70,7 +70,7 @@ func TestEarlyDeliveryOnce(t *testing.T) {
 				t.Fatal(err)
 			}
 			e := newEngine(cfg)
-			e.noJump = true
+			e.useShortcuts(false)
 			pb := newProgramBuilder(exp)
 			for s, p := range []pass{pb.build(false, 256, 0), pb.build(true, 257, 1)} {
 				if err := e.runPass(&p); err != nil {

@@ -2,7 +2,6 @@ package sim
 
 import (
 	"fmt"
-	"hash/maphash"
 	"slices"
 	"time"
 
@@ -107,18 +106,16 @@ type engine struct {
 	passEnded     bool
 	st            stats
 	trace         *traceRec
-	noJump        bool
-	jmp           jumper
+	cut           shortcuts  // exact shortcuts (jump.go)
 	active        []int32    // unfinished streams, in creation order
 	maxOp         int        // highest operator index with streams or prefetches
 	gpuStaged     unit.Bytes // bytes held in the GPU staging buffer
 	processed     int64      // events actually handled
 	replayed      int        // passes replayed from the memo
 	sampled       int        // decode passes simulated by a sampled decode's recorder
-	tail          *tailRec
-	budget        budget // the run's event and wall-clock limits
-	budgetTick    int    // calls of checkBudget, to read the clock sparingly
-	err           error  // a failure that ends the run (time out of range)
+	budget        budget     // the run's event and wall-clock limits
+	budgetTick    int        // calls of checkBudget, to read the clock sparingly
+	err           error      // a failure that ends the run (time out of range)
 }
 
 func newEngine(c config) *engine {
@@ -126,15 +123,18 @@ func newEngine(c config) *engine {
 	e.budget, _ = newBudget(Options{}, time.Now()) // RunWith sets the run's own
 	e.hbf = make([]hbfStack, c.pairs)
 	for i := range e.hbf {
-		e.hbf[i].slotsFree = c.hbfSlots
-		e.hbf[i].relayFree = c.relaySlots
+		e.hbf[i] = newHBFStack(&c)
 	}
 	e.hbm = make([]hbmStack, c.pairs)
 	e.links = make([][numLinkDirs]server, c.pairs)
 	e.st.classTime = make([]classStats, numClasses)
-	e.jmp.seed = maphash.MakeSeed()
-	e.jmp.byHash = map[uint64]int{}
+	e.useShortcuts(true)
 	return e
+}
+
+// newHBFStack is an idle HBF stack: every SRAM slot free.
+func newHBFStack(c *config) hbfStack {
+	return hbfStack{slotsFree: c.hbfSlots, relayFree: c.relaySlots}
 }
 
 func (e *engine) schedule(t Time, k evKind, stack, stream int32, b unit.Bytes) {
@@ -152,7 +152,7 @@ func (e *engine) xfer(b unit.Bytes, r unit.BytesPerSecond) Time { return unit.Tr
 
 // newStream registers a stream and returns its index.
 func (e *engine) newStream(r Route, stack int, consumer int, total unit.Bytes) int32 {
-	e.changed()
+	e.cut.changed()
 	op := consumer
 	if op < 0 {
 		op = e.pc // writes are issued by the running operator
@@ -638,7 +638,7 @@ func (e *engine) deliver(id int32, b unit.Bytes) {
 		return
 	}
 	st.finished = true
-	e.changed()
+	e.cut.changed()
 	if k := slices.Index(e.active, id); k >= 0 {
 		e.active = slices.Delete(e.active, k, k+1)
 	}
@@ -683,18 +683,18 @@ func (e *engine) handle(ev event) {
 	case evDirectDone:
 		e.releaseSlots(stack, 1)
 		e.deliver(sg.stream, sg.bytes)
-		e.maybeJump(sg.stream)
+		e.cut.delivered(sg.stream)
 	case evUpDone:
 		e.onUpDone(stack, sg)
 	case evFwdDone:
 		e.releaseRelay(stack)
 		e.deliver(sg.stream, sg.bytes)
-		e.maybeJump(sg.stream)
+		e.cut.delivered(sg.stream)
 	case evHBMArrayDone:
 		e.onHBMArrayDone(stack, sg)
 	case evHBMLinkDone:
 		e.deliver(sg.stream, sg.bytes)
-		e.maybeJump(sg.stream)
+		e.cut.delivered(sg.stream)
 	case evWLinkDone:
 		e.issueWrite(sg.stream)
 		e.bufferProgram(stack, sg)

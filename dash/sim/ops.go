@@ -101,7 +101,7 @@ func perStack(b unit.Bytes, n, i int) unit.Bytes {
 func (e *engine) startOp(i int) {
 	spec := &e.pass.ops[i]
 	op := &e.ops[i]
-	e.changed()
+	e.cut.changed()
 	op.started = true
 	op.start = e.now
 	op.computeDone = e.now + spec.compute
@@ -292,7 +292,7 @@ func (e *engine) assignExperts(count int, size, committedD, committedR unit.Byte
 func (e *engine) onOpEnd(i int) {
 	spec := &e.pass.ops[i]
 	op := &e.ops[i]
-	e.changed()
+	e.cut.changed()
 	e.traceOp(i, "end")
 	e.st.account(spec, op, e.now)
 	e.releaseEarly(i)
@@ -307,13 +307,7 @@ func (e *engine) onOpEnd(i int) {
 	e.pc = i + 1
 	if e.pc < len(e.pass.ops) {
 		e.startOp(e.pc)
-		l := e.pass.ops[e.pc].layer
-		switch {
-		case l >= 0 && e.pass.ops[e.pc-1].layer != l:
-			e.atLayerStart(l)
-		case l < 0 && e.pass.ops[e.pc-1].layer >= 0:
-			e.atTail()
-		}
+		e.cut.opStarted(e.pc)
 		return
 	}
 	if e.writesPending == 0 {

@@ -82,7 +82,7 @@ func TestReadPipelineStreamRate(t *testing.T) {
 				want := math.Min(float64(h.ArrayReadBandwidth()), math.Min(float64(h.TSVBandwidth), routes*float64(cfg.link)))
 				for _, jump := range []bool{false, true} {
 					e := newEngine(cfg)
-					e.noJump = !jump
+					e.useShortcuts(jump)
 					p := pass{ops: []opSpec{{class: ClassExperts, layer: 0, routedN: 2, expertSize: total}}}
 					if err := e.runPass(&p); err != nil {
 						t.Fatal(err)

@@ -59,7 +59,7 @@ func RunWith(exp dash.Experiment, opts Options) (Result, error) {
 		return Result{}, err
 	}
 	e := newEngine(cfg)
-	e.noJump = opts.NoJump
+	e.useShortcuts(!opts.NoJump)
 	e.budget = bud
 	pb := newProgramBuilder(exp)
 	w := exp.Workload()
@@ -187,8 +187,8 @@ func (e *engine) runPass(p *pass) error {
 	e.streams = e.streams[:0]
 	e.active = e.active[:0]
 	e.pc, e.passEnded, e.writesPending, e.maxOp = 0, false, 0, 0
-	e.resetLayers()
 	e.startOp(0)
+	e.cut.opStarted(0)
 	for !e.passEnded {
 		if len(e.q) == 0 {
 			return fmt.Errorf("sim: deadlock at %v in operator %d of %d (layer %d): no event pending",
@@ -209,7 +209,7 @@ func (e *engine) runPass(p *pass) error {
 	if len(e.q) != 0 {
 		return fmt.Errorf("sim: %d events left after the pass ended (first: %+v at %v)", len(e.q), e.q[0], e.now)
 	}
-	e.endTail()
+	e.cut.passEnded()
 	return nil
 }
 
@@ -257,26 +257,6 @@ func (e *engine) report(r *Result) {
 	r.Perf.Events = e.processed
 	r.Perf.ReplayedPasses = e.replayed
 	r.Perf.SampledPasses = e.sampled
-	r.Perf.SkippedLayers = e.jmp.layers
 	r.Perf.SkippedEvents = e.st.events - e.processed
-	r.Perf.Jumps = e.jmp.jumps
-}
-
-// globalCounters appends the statistics that outlive a pass.
-func (e *engine) globalCounters(dst []int64) []int64 {
-	e.visitGlobalCounters(func(v int64, _ bool) int64 { dst = append(dst, v); return v })
-	return dst
-}
-
-// replay advances an idle engine by a pass measured earlier: its duration
-// and the increments of every statistic.
-func (e *engine) replay(d Time, delta []int64) {
-	i := 0
-	e.visitGlobalCounters(func(v int64, _ bool) int64 {
-		v += delta[i]
-		i++
-		return v
-	})
-	e.shiftTimes(d)
-	e.replayed++
+	e.cut.report(&r.Perf)
 }

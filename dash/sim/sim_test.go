@@ -279,7 +279,7 @@ func TestStreamRates(t *testing.T) {
 			cfg, _ := newConfig(exp)
 			for _, jump := range []bool{false, true} {
 				e := newEngine(cfg)
-				e.noJump = !jump
+				e.useShortcuts(jump)
 				// Two experts: the dual-path topologies put one on each route set.
 				p := pass{ops: []opSpec{{class: ClassExperts, layer: 0, routedN: 2, expertSize: total}}}
 				if err := e.runPass(&p); err != nil {
@@ -340,7 +340,7 @@ func TestWriteback(t *testing.T) {
 		cfg.tProg = tprog
 		for _, jump := range []bool{false, true} {
 			e := newEngine(cfg)
-			e.noJump = !jump
+			e.useShortcuts(jump)
 			p := pass{ops: []opSpec{{class: ClassAttention, layer: 0, compute: unit.Microsecond, kvWriteback: waves * wave * unit.Bytes(cfg.pairs)}}}
 			if err := e.runPass(&p); err != nil {
 				t.Fatal(err)

@@ -1,97 +1,178 @@
 package sim
 
 import (
+	"fmt"
 	"reflect"
 	"sort"
 	"testing"
 )
 
-// The exact shortcuts (jump.go: periodic jumps, layer skips, tail memo, pass replay)
-// rest on three walks over the engine's state: encode (what determines the future),
-// visitCounters/visitGlobalCounters (what accumulates or counts down) and shiftTimes
-// (absolute times). A field that none of them knows about breaks the shortcuts
-// silently, in cases the NoJump equality tests may not reach. stateFields classifies
-// every field of every state struct by the walk that covers it, or says why none
-// needs to; TestEveryStateFieldIsWalked fails when a struct gains a field that is not
-// classified here, so that adding state means deciding how the shortcuts treat it.
-const (
-	encoded  = "encode"        // part of encode/encodeMode
-	counted  = "visitCounters" // an accumulating or progress counter
-	shifted  = "shiftTimes"    // an absolute time moved by a jump
-	encShift = "encode (relative) + shiftTimes"
-	fixed    = "fixed for the run or the pass"
-	walked   = "a container whose elements' fields are classified"
-	outside  = "not simulation state (machinery, output or limits)"
-)
-
-var stateFields = map[reflect.Type]map[string]string{
+// The exact shortcuts (jump.go: periodic jumps, layer skips, tail memo, pass
+// replay) see the engine's state only through its walk (walk.go): a field
+// the walk does not visit is missing from the keys, the counters and the
+// time shifts alike, which breaks the shortcuts silently, in cases the
+// NoJump equality tests may not reach. TestEveryStateFieldIsWalked flips
+// every field the walk visits and checks, by reflection, that every field
+// of every state struct changed, or is listed here with the reason the walk
+// leaves it out.
+var notWalked = map[reflect.Type]map[string]string{
 	reflect.TypeFor[engine](): {
-		"cfg": fixed, "now": shifted, "seq": outside + ": event tie-break, encode orders events without it",
-		"q": encShift, "hbf": walked, "hbm": walked, "links": walked, "streams": walked,
-		"pass": fixed, "ops": walked, "pc": encoded, "writesPending": encoded, "passEnded": encoded,
-		"st": walked, "trace": outside, "noJump": fixed, "jmp": outside, "active": encoded,
-		"maxOp": encoded, "gpuStaged": encoded, "processed": outside, "replayed": outside,
-		"sampled": outside, "tail": outside, "budget": outside, "budgetTick": outside, "err": outside,
+		"cfg":        "fixed for the run",
+		"seq":        "event tie-break: keys hold the events in (time, sequence) order, without it",
+		"pass":       "the program, fixed for the pass",
+		"trace":      "a traced pass takes no shortcut",
+		"cut":        "the shortcut machinery itself",
+		"processed":  "performance counter (events handled one by one)",
+		"replayed":   "performance counter",
+		"sampled":    "performance counter",
+		"budget":     "the run's limits",
+		"budgetTick": "the run's limits",
+		"err":        "ends the run",
 	},
-	reflect.TypeFor[event](): {
-		"t": encShift, "seq": outside + ": tie-break only", "kind": encoded, "stack": encoded,
-		"stream": encoded, "bytes": encoded,
-	},
-	reflect.TypeFor[hbfStack](): {
-		"readQ": encoded + " (runs' full: visitCounters)", "programActive": encoded, "arrayUntil": encShift,
-		"sensing": encoded, "dataReg": encoded, "cacheReg": encoded, "cacheNext": encoded, "cacheDone": encoded,
-		"tsvWait": encoded, "tsv": walked, "slotsFree": encoded, "slotWait": encoded, "progPending": encoded,
-		"programming": encoded, "relayFree": encoded, "relayWait": encoded, "rwWait": encoded,
-		"senseBusy": counted, "progBusy": counted, "waves": counted, "programs": counted,
-	},
-	reflect.TypeFor[server]():    {"until": encShift, "busy": counted, "bytes": counted},
-	reflect.TypeFor[hbmStack]():  {"array": walked},
-	reflect.TypeFor[readGroup](): {"op": encoded, "runs": walked, "next": encoded},
-	reflect.TypeFor[readRun]():   {"stream": encoded, "full": counted + " (remaining)", "last": encoded},
-	reflect.TypeFor[seg]():       {"stream": encoded, "bytes": encoded},
-	reflect.TypeFor[slotReq]():   {"kind": encoded, "seg": walked},
-	reflect.TypeFor[progWave]():  {"bytes": outside + ": the sum of parts", "slots": encoded, "parts": encoded},
+	reflect.TypeFor[event](): {"seq": "tie-break only: keys order events by it"},
 	reflect.TypeFor[stream](): {
-		"route": encoded, "stack": encoded, "consumer": encoded, "op": outside + ": traces only",
-		"total": encoded + " (layer mode)", "done": counted, "toIssue": counted + " (remaining for HBM and writes)",
-		"started": encoded, "early": encoded, "staged": encoded, "stagedRelay": encoded,
-		"finished": outside + ": finished streams leave active", "progBuf": encoded, "arrived": counted,
+		"op":       "traces only",
+		"finished": "finished streams have left the active list, which the walk follows",
 	},
-	reflect.TypeFor[opState](): {
-		"started": encoded, "start": outside + ": accounting of a started operator (see shiftTimes)",
-		"streams": fixed, "computeDone": encoded + " (relative)", "pending": encoded, "total": encoded,
-		"lastBytes": encoded, "prefetched": encoded, "routedDone": encoded, "early": encoded,
-	},
-	reflect.TypeFor[stats](): {
-		"requested": counted, "delivered": counted, "classTime": walked, "events": counted,
-		"earlyBytes": counted, "earlyPeak": outside + ": a maximum, unchanged by repeating a period",
-	},
-	reflect.TypeFor[classStats](): {"ops": counted, "time": counted, "compute": counted, "overhead": counted},
+	reflect.TypeFor[opState]():  {"streams": "fixed once issued; each active stream names its consumer"},
+	reflect.TypeFor[progWave](): {"bytes": "the sum of its parts"},
+	reflect.TypeFor[stats]():    {"earlyPeak": "a maximum, which repeating a period or a pass leaves unchanged"},
 }
 
-func TestEveryStateFieldIsWalked(t *testing.T) {
-	for typ, fields := range stateFields {
-		var missing, stale []string
-		have := map[string]bool{}
-		for i := range typ.NumField() {
-			name := typ.Field(i).Name
-			have[name] = true
-			if fields[name] == "" {
-				missing = append(missing, name)
-			}
-		}
-		for name := range fields {
-			if !have[name] {
-				stale = append(stale, name)
-			}
-		}
-		sort.Strings(missing)
-		sort.Strings(stale)
-		for _, name := range missing {
-			t.Errorf("%v.%s is not classified: add it to the walks in jump.go (encode, visitCounters or shiftTimes) and to stateFields", typ, name)
-		}
-		for _, name := range stale {
-			t.Errorf("%v.%s is classified but no longer exists", typ, name)
+// fixtureEngine is an engine whose every list holds an element and whose
+// every operator has started, so that the walk reaches every field. Each
+// list has its own elements: a field visited twice would flip back.
+func fixtureEngine() *engine {
+	segs := func() []seg { return []seg{{stream: 0, bytes: 1}} }
+	stack := func() hbfStack {
+		return hbfStack{
+			readQ:       []readGroup{{op: 0, runs: []readRun{{stream: 0, full: 2, last: 1}}}},
+			sensing:     [][]seg{segs()},
+			dataReg:     [][]seg{segs()},
+			cacheReg:    segs(),
+			slotWait:    []slotReq{{seg: seg{stream: 1, bytes: 1}}},
+			progPending: []progWave{{slots: 1, parts: segs()}},
+			programming: segs(),
+			relayWait:   segs(),
+			rwWait:      segs(),
 		}
 	}
+	str := func(r Route) stream {
+		return stream{route: r, staged: segs(), stagedRelay: []bool{true}, progBuf: progWave{parts: segs()}}
+	}
+	return &engine{
+		q:       eventQueue{{t: 5, kind: evTSVDone, stream: 1}},
+		hbf:     []hbfStack{stack()},
+		hbm:     []hbmStack{{}},
+		links:   make([][numLinkDirs]server, 1),
+		streams: []stream{str(RouteHBM), str(RouteDirect)},
+		active:  []int32{0, 1},
+		ops:     []opState{{started: true, streams: []int32{0}}, {started: true, streams: []int32{1}}},
+		maxOp:   1,
+		st:      stats{classTime: make([]classStats, 1)},
+	}
+}
+
+// flip changes every field it sees.
+var flip = kindFunc(func(_ kind, v int64) int64 { return v ^ 1 })
+
+func TestEveryStateFieldIsWalked(t *testing.T) {
+	before, after := fixtureEngine(), fixtureEngine()
+	after.walk(flip)
+	c := coverage{walked: map[reflect.Type]map[string]bool{}}
+	c.compare(reflect.ValueOf(before).Elem(), reflect.ValueOf(after).Elem(), "engine")
+	for _, p := range c.empty {
+		t.Errorf("%s is empty in fixtureEngine (walk_test.go): give it an element, so that the test sees whether the walk covers it", p)
+	}
+	var types []reflect.Type
+	for typ := range c.walked {
+		types = append(types, typ)
+	}
+	sort.Slice(types, func(i, j int) bool { return types[i].String() < types[j].String() })
+	for _, typ := range types {
+		for i := range typ.NumField() {
+			name := typ.Field(i).Name
+			walked, why := c.walked[typ][name], notWalked[typ][name]
+			switch {
+			case !walked && why == "":
+				t.Errorf("%v.%s is not walked (or is visited twice, which flips it back): visit it once in (*%s).walk (walk.go) with its kind, or list it in notWalked (walk_test.go) with the reason the shortcuts may ignore it",
+					typ, name, typ.Name())
+			case walked && why != "":
+				t.Errorf("%v.%s is walked but listed in notWalked (%q)", typ, name, why)
+			}
+		}
+	}
+	for typ, fields := range notWalked {
+		for name := range fields {
+			if _, ok := typ.FieldByName(name); !ok {
+				t.Errorf("notWalked lists %v.%s, which no longer exists", typ, name)
+			}
+		}
+	}
+	if len(types) < 10 {
+		t.Errorf("only %d state structs reached: %v", len(types), types)
+	}
+}
+
+// coverage records which fields of which structs the flip changed.
+type coverage struct {
+	walked map[reflect.Type]map[string]bool
+	empty  []string // lists the fixture left empty
+}
+
+// compare walks a and b (the same state before and after the flip) in
+// parallel: a struct's field is walked if any value under it changed.
+// Fields listed in notWalked are compared but not entered.
+func (c *coverage) compare(a, b reflect.Value, path string) {
+	switch a.Kind() {
+	case reflect.Struct:
+		typ := a.Type()
+		if c.walked[typ] == nil {
+			c.walked[typ] = map[string]bool{}
+		}
+		for i := range typ.NumField() {
+			name := typ.Field(i).Name
+			fa, fb := a.Field(i), b.Field(i)
+			if fmt.Sprint(leaves(fa, nil)) != fmt.Sprint(leaves(fb, nil)) {
+				c.walked[typ][name] = true
+			}
+			if notWalked[typ][name] == "" {
+				c.compare(fa, fb, path+"."+name)
+			}
+		}
+	case reflect.Slice, reflect.Array:
+		if a.Len() == 0 {
+			c.empty = append(c.empty, path)
+		}
+		for i := range min(a.Len(), b.Len()) {
+			c.compare(a.Index(i), b.Index(i), fmt.Sprintf("%s[%d]", path, i))
+		}
+	}
+}
+
+// leaves appends every scalar under v (lengths and nil-ness for lists,
+// pointers and maps, which it does not follow).
+func leaves(v reflect.Value, dst []int64) []int64 {
+	switch v.Kind() {
+	case reflect.Bool:
+		dst = append(dst, flag(v.Bool()))
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		dst = append(dst, v.Int())
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
+		dst = append(dst, int64(v.Uint()))
+	case reflect.Float32, reflect.Float64:
+		dst = append(dst, int64(v.Float()))
+	case reflect.Struct:
+		for i := range v.NumField() {
+			dst = leaves(v.Field(i), dst)
+		}
+	case reflect.Slice, reflect.Array:
+		dst = append(dst, int64(v.Len()))
+		for i := range v.Len() {
+			dst = leaves(v.Index(i), dst)
+		}
+	case reflect.Pointer, reflect.Map, reflect.Interface, reflect.Func, reflect.Chan:
+		dst = append(dst, flag(v.IsNil()))
+	}
+	return dst
 }
