@@ -13,8 +13,9 @@ the cells below see the new values). A name the parameters cell does not declare
 error (a typo would otherwise be ignored). The notebook file is not modified.
 
 The cells run in the notebook's folder (GoNB's $GONB_DIR), as under nbconvert. Prints
-one line per code cell with its wall time to --timings (or nothing), and exits 1 with
-the failing cell's error when a cell fails.
+one line per code cell with its wall time to --timings (or nothing), with the kernel's
+start (to the first cell) and the HTML export, and exits 1 with the failing cell's error
+when a cell fails.
 """
 import argparse
 import json
@@ -127,6 +128,7 @@ def main():
                             resources={"metadata": {"path": os.path.dirname(os.path.abspath(a.notebook))}},
                             on_cell_execute=on_start, on_cell_executed=on_done)
     err = None
+    started = time.monotonic()
     try:
         client.execute()
     except CellTimeoutError as e:
@@ -135,6 +137,8 @@ def main():
         err = str(e)
     if a.timings:
         with open(a.timings, "w") as f:
+            if starts:  # from starting the kernel to the first cell
+                f.write(f"kernel\t{min(starts.values()) - started:.1f}\tkernel start\n")
             for i, c in enumerate(nb.cells):
                 if c.cell_type != "code" or i not in times:
                     continue
@@ -151,9 +155,13 @@ def main():
         exporter.exclude_input = True
         exporter.exclude_input_prompt = True
         exporter.exclude_output_prompt = True
+    t0 = time.monotonic()
     body, _ = exporter.from_notebook_node(nb)
     with open(a.html, "w", encoding="utf-8") as f:
         f.write(body)
+    if a.timings:
+        with open(a.timings, "a") as f:
+            f.write(f"export\t{time.monotonic() - t0:.1f}\tHTML export\n")
 
 
 if __name__ == "__main__":

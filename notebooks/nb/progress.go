@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/janpfeifer/gonb/gonbui"
+
+	"github.com/dashlab/dashlab/dash/serve"
 )
 
 // ProgressDelay is how long a step may run before its progress line appears: work that
@@ -84,6 +86,31 @@ func reproduceProgress(label string, show func(id, html string)) func(group stri
 		}
 		p.Set(done, group)
 		if done == total {
+			p.Finish()
+		}
+	}
+}
+
+// StudyProgress is a serve.Study.Run progress function: it shows each phase's
+// simulations (saturation, loads) as they finish, on one line per phase.
+func StudyProgress(label string) func(serve.StudyProgress) { return studyProgress(label, updateHTML) }
+
+func studyProgress(label string, show func(id, html string)) func(serve.StudyProgress) {
+	var mu sync.Mutex
+	var p *Progress
+	phase := ""
+	return func(sp serve.StudyProgress) {
+		mu.Lock()
+		defer mu.Unlock()
+		if p == nil || sp.Phase != phase {
+			if p != nil {
+				p.Finish()
+			}
+			p, phase = NewProgress(label+", "+sp.Phase, sp.Total, "simulations"), sp.Phase
+			p.show = show
+		}
+		p.Set(sp.Done, "")
+		if sp.Done >= sp.Total {
 			p.Finish()
 		}
 	}

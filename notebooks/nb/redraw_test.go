@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/dashlab/dashlab/dash/serve"
 	"github.com/dashlab/dashlab/dash/unit"
 )
 
@@ -113,5 +114,30 @@ func TestReproduceProgressFinishesAtTheLastGroup(t *testing.T) {
 	}
 	if !strings.Contains(shown[0], "now: capacity") {
 		t.Errorf("first line %q does not name the running group", shown[0])
+	}
+}
+
+func TestStudyProgressOneLinePerPhase(t *testing.T) {
+	defer func(d time.Duration) { ProgressDelay = d }(ProgressDelay)
+	ProgressDelay = 0
+	last := map[string]string{}
+	var order []string
+	f := studyProgress("serving study", func(id, h string) {
+		if _, ok := last[id]; !ok {
+			order = append(order, id)
+		}
+		last[id] = h
+	})
+	f(serve.StudyProgress{Phase: "saturation", Done: 1, Total: 2})
+	f(serve.StudyProgress{Phase: "saturation", Done: 2, Total: 2})
+	f(serve.StudyProgress{Phase: "loads", Done: 3, Total: 12})
+	f(serve.StudyProgress{Phase: "loads", Done: 12, Total: 12})
+	if len(order) != 2 {
+		t.Fatalf("%d lines, want one per phase", len(order))
+	}
+	for i, want := range []string{"✓ serving study, saturation: 2 of 2 simulations", "✓ serving study, loads: 12 of 12 simulations"} {
+		if got := last[order[i]]; !strings.Contains(got, want) {
+			t.Errorf("line %d ends as %q, want %q", i, got, want)
+		}
 	}
 }
