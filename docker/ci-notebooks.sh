@@ -7,6 +7,9 @@
 #  2. chartcheck -selftest      (the browser check passes a good page and fails blank ones)
 #  3. docker/run-notebooks.sh   (executes every notebooks/*.ipynb, exports report/notebooks/*.html,
 #                                fails on a cell error or a page of 3 MB or more)
+#  3b. a parameterised run: 01-capacity exported as a what-if report without code
+#      (run-notebooks.sh -r/-p --no-code): the values are set and said, the code left out; a
+#      name the parameters cell does not declare fails
 #  4. the HTML report: report/index.html, which .ci/run writes just before
 #     (go run ./dash/cmd/dashlab reproduce --out report/); made here when it is missing
 #  5. chartcheck on report/index.html (every figure: at least REPORT_MIN_CHARTS charts) and on
@@ -90,6 +93,21 @@ run_step "setup (docker/setup.sh)" docker/setup.sh
 run_step "build chartcheck" go build -o "$chartcheck" ./docker/chartcheck
 run_step "chartcheck -selftest" "$chartcheck" -selftest
 run_step "execute + export notebooks" docker/run-notebooks.sh
+param_run() {
+  local page=$bin/01-capacity.what-if.html out=$bin/param.out
+  docker/run-notebooks.sh --no-code -r inventoryModel=deepseek-v3 -p contextTokens=8192 -o "$page" \
+    notebooks/01-capacity.ipynb || return 1
+  grep -q 'Parameters of this run (docker/run-notebooks.sh -p): inventoryModel = &#34;deepseek-v3&#34;; contextTokens = 8192' "$page" ||
+    { echo "the what-if page does not say which parameters were set"; return 1; }
+  if grep -q 'nb.Library()' "$page"; then echo "the --no-code page has code cells"; return 1; fi
+  if docker/run-notebooks.sh -p noSuchParameter=1 -o "$bin/x.html" notebooks/01-capacity.ipynb >"$out" 2>&1; then
+    echo "a parameter the notebook does not declare was accepted"; return 1
+  fi
+  grep -q 'declares no noSuchParameter' "$out" || { echo "unexpected error for an unknown parameter:"; cat "$out"; return 1; }
+  echo "ok   parameters set and said, no code on the page, an unknown name refused"
+}
+
+run_step "parameterised run (-p, --no-code)" param_run
 run_step "HTML report (report/index.html)" report
 run_step "browser check of the pages" check_pages
 summary

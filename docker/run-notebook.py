@@ -100,8 +100,9 @@ def parse_param(s, raw):
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("--param", action="append", default=[])
-    ap.add_argument("--raw", action="append", default=[])
+    # One list, in the order given: (raw, NAME=VALUE).
+    ap.add_argument("--param", dest="params", action="append", default=[], type=lambda s: (False, s))
+    ap.add_argument("--raw", dest="params", action="append", type=lambda s: (True, s))
     ap.add_argument("--no-code", action="store_true")
     ap.add_argument("--timeout", type=int, default=600)
     ap.add_argument("--html", required=True)
@@ -111,7 +112,7 @@ def main():
     a = ap.parse_args()
 
     nb = nbformat.read(a.notebook, as_version=4)
-    params = [parse_param(p, False) for p in a.param] + [parse_param(p, True) for p in a.raw]
+    params = [parse_param(p, raw) for raw, p in a.params]
     if params:
         inject(nb, params, a.notebook)
 

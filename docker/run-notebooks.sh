@@ -135,4 +135,6 @@ if [ ${#failed[@]} -gt 0 ]; then
   echo "run-notebooks: ${#failed[@]} of ${#notebooks[@]} notebooks failed: ${failed[*]}"
   exit 1
 fi
-echo "run-notebooks: ${#notebooks[@]} notebooks executed and exported to ${OUT#"$ROOT"/}/"
+where=$OUT
+[ -n "$page" ] && where=$(dirname "$page")
+echo "run-notebooks: ${#notebooks[@]} notebooks executed and exported to ${where#"$ROOT"/}/"
