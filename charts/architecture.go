@@ -53,7 +53,7 @@ func Architecture(s dash.SystemSpec) (Figure, error) {
 	}
 	hbf := HTMLTable("HBF array and expert delivery", []string{"Quantity", "Value", "How"}, [][]string{
 		{"page wave", h.PageWave().String(), fmt.Sprintf("%d dies x %d planes x %d subarrays x %v", h.Dies, h.PlanesPerDie, h.SubarraysPerPlane, h.PageSize)},
-		{"array read bandwidth", fmt.Sprintf("%.4g TB/s per stack", h.ArrayReadBandwidth().TBps()), fmt.Sprintf("page wave / t_R (%v), cache read %v", h.TRead, h.CacheRead)},
+		{"array read bandwidth", fmt.Sprintf("%.4g TB/s per stack", h.ArrayReadBandwidth().TBps()), fmt.Sprintf("page wave / t_R (%s), cache read %v", Dur(h.TRead), h.CacheRead)},
 		{"topology", fmt.Sprintf("%s: %d pairs, %d links, %d at the GPU", s.Topology.Name(), s.Topology.Pairs, s.Topology.Links(), s.Topology.GPUFacingLinks()), "routes for HBF data: " + routes},
 		{"route drain per stack", fmt.Sprintf("%.4g TB/s", d.Routes.TBps()), fmt.Sprintf("%d route(s) x %.4g TB/s usable", d.RouteCount, l.Usable.TBps())},
 		{"expert delivery bound", fmt.Sprintf("%.4g TB/s", d.Total.TBps()), fmt.Sprintf("%d stacks x min(array, routes): set by the %s", d.Stacks, bound)},
@@ -116,13 +116,13 @@ func ArrayBandwidth(base dash.HBFSpec, link dash.LinkSpec, tRs []unit.Duration, 
 	u := link.Usable.TBps()
 	return Lines(LineSpec{
 		Common: Common{ID: "array_bandwidth", Title: "HBF array read bandwidth per stack vs t_R",
-			Subtitle: fmt.Sprintf("%d dies x %d planes x %d subarrays; diamond: this part's point (%v, %v)", base.Dies, base.PlanesPerDie, base.SubarraysPerPlane, base.TRead, base.PageSize)},
+			Subtitle: fmt.Sprintf("%d dies x %d planes x %d subarrays; diamond: this part's point (%s, %v)", base.Dies, base.PlanesPerDie, base.SubarraysPerPlane, Dur(base.TRead), base.PageSize)},
 		XName: "t_R (µs, log)", YName: "Array read bandwidth (TB/s per stack, log)", LogX: true, LogY: true,
 		Series: series,
-		Paper:  []XYSeries{{Name: fmt.Sprintf("%v, %v", base.TRead, base.PageSize), Color: PaperColor, Points: []Point{{X: base.TRead.Microseconds(), Y: base.ArrayReadBandwidth().TBps()}}}},
+		Paper:  []XYSeries{{Name: fmt.Sprintf("%s, %v", Dur(base.TRead), base.PageSize), Color: PaperColor, Points: []Point{{X: base.TRead.Microseconds(), Y: base.ArrayReadBandwidth().TBps()}}}},
 		RefLines: []RefLine{
-			{Name: fmt.Sprintf("one route drains %.3g TB/s", u), Y: u, Color: "#d93025", Solid: true, Label: fmt.Sprintf("one route: %.3g TB/s", u), LabelPos: "insideStartTop"},
-			{Name: fmt.Sprintf("Direct + Relay drain %.3g TB/s", 2*u), Y: 2 * u, Color: "#1a56c4", Solid: true, Label: fmt.Sprintf("Direct + Relay: %.3g TB/s", 2*u), LabelPos: "insideStartTop"},
+			{Name: fmt.Sprintf("one route drains %.3g TB/s", u), Y: u, Color: "#d93025", Solid: true, Label: fmt.Sprintf("one route: %.3g TB/s", u)},
+			{Name: fmt.Sprintf("Direct + Relay drain %.3g TB/s", 2*u), Y: 2 * u, Color: "#1a56c4", Solid: true, Label: fmt.Sprintf("Direct + Relay: %.3g TB/s", 2*u)},
 		},
 	})
 }

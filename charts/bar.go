@@ -67,8 +67,9 @@ const paperBarTickJS = `function (params, api) {
   var x = p[0] - band * 0.4 + k * 1.3 * w;
   var c = api.visual('color');
   return { type: 'group', children: [
-    { type: 'line', shape: { x1: x - 2, y1: p[1], x2: x + w + 2, y2: p[1] }, style: { stroke: '%s', lineWidth: 2.5, lineDash: [6, 3] } },
-    { type: 'circle', shape: { cx: x + w / 2, cy: p[1], r: 3.5 }, style: { fill: '#ffffff', stroke: '%s', lineWidth: 2 } }
+    { type: 'line', z2: 99, shape: { x1: x - 3, y1: p[1], x2: x + w + 3, y2: p[1] }, style: { stroke: '#ffffff', lineWidth: 5 } },
+    { type: 'line', z2: 100, shape: { x1: x - 2, y1: p[1], x2: x + w + 2, y2: p[1] }, style: { stroke: '%s', lineWidth: 2.5, lineDash: [6, 3] } },
+    { type: 'circle', z2: 101, shape: { cx: x + w / 2, cy: p[1], r: 3.5 }, style: { fill: '#ffffff', stroke: '%s', lineWidth: 2 } }
   ] };
 }`
 
@@ -143,7 +144,7 @@ func GroupedBar(spec BarSpec) (*ec.Bar, error) {
 		}
 		bar.AddSeries(s.Name, data,
 			ec.WithBarChartOpts(opts.BarChart{BarGap: barGap, BarCategoryGap: barCategoryGap}),
-			ec.WithItemStyleOpts(opts.ItemStyle{Color: colorAt(i, s.Color)}))
+			ec.WithItemStyleOpts(opts.ItemStyle{Color: seriesColor(i, s.Name, s.Color)}))
 	}
 	if len(spec.Paper) > 0 {
 		var data []opts.CustomData
@@ -181,7 +182,7 @@ func GroupedBar(spec BarSpec) (*ec.Bar, error) {
 	if err := addBarNotes(bar, spec, index); err != nil {
 		return nil, err
 	}
-	if err := addRefs(bar, spec.RefLines, spec.Bands, spec.LogY); err != nil {
+	if err := addRefs(&bar.RectChart, spec.RefLines, spec.Bands, spec.LogY, 0); err != nil {
 		return nil, err
 	}
 	fitLegend(&bar.RectChart, spec.Common)

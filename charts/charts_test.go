@@ -117,7 +117,7 @@ func TestSnippetBuilders(t *testing.T) {
 	}{
 		{exampleBar(t), "test_bar", []string{`"RelayOnly"`, `"DASH"`, `"Paper (published)"`, `"Batch size"`, `"Throughput (tokens/s)"`}},
 		{exampleTimeline(t), "test_timeline", []string{`"expert weights"`, `"compute"`, `"GPU compute"`, `"Paper (published)"`, `"Time (µs)"`}},
-		{exampleLines(t), "test_lines", []string{`"Qwen3"`, `"Qwen3 (paper)"`, `"log"`, `"dashed"`}},
+		{exampleLines(t), "test_lines", []string{`"Qwen3"`, `"Qwen3 (paper)"`, `"log"`, `"diamond"`, `"min":3`, `"max":32`}},
 		{exampleScatter(t), "test_scatter", []string{`"TPOT"`, `"y = x (matches paper)"`, `"±10%"`}},
 	} {
 		h, err := Snippet(tc.c)
@@ -125,7 +125,7 @@ func TestSnippetBuilders(t *testing.T) {
 			t.Fatalf("%s: %v", tc.id, err)
 		}
 		s := string(h)
-		if !strings.HasPrefix(s, `<div class="dashlab-chart" id="`+tc.id+`" style="width:900px;height:480px;"></div>`) {
+		if !strings.HasPrefix(s, `<div class="dashlab-chart" id="`+tc.id+`" style="width:900px;height:480px;margin:8px 0 28px"></div>`) {
 			t.Errorf("%s: element: %.150s", tc.id, s)
 		}
 		for _, n := range tc.names {

@@ -114,7 +114,7 @@ func commonGlobal(c Common, trigger string) []ec.GlobalOpts {
 			TitleStyle:    &opts.TextStyle{Color: "#222", FontSize: 16},
 			SubtitleStyle: &opts.TextStyle{Color: "#555"},
 		}),
-		ec.WithLegendOpts(opts.Legend{Show: opts.Bool(true), Bottom: "0", Type: "scroll"}),
+		ec.WithLegendOpts(opts.Legend{Show: opts.Bool(true), Bottom: "4", Type: "scroll"}),
 		ec.WithTooltipOpts(opts.Tooltip{Show: opts.Bool(true), Trigger: trigger}),
 		ec.WithToolboxOpts(opts.Toolbox{Show: opts.Bool(true), Right: "20",
 			Feature: &opts.ToolBoxFeature{SaveAsImage: &opts.ToolBoxFeatureSaveAsImage{Show: opts.Bool(true), Title: "Save as PNG"}}}),

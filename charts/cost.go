@@ -100,8 +100,8 @@ func costHeatMap(grid, breakeven []dash.CostPoint) (Chart, error) {
 		ec.WithXAxisOpts(opts.XAxis{Type: "category", Name: "r = HBF / HBM per-stack cost", NameLocation: "middle", NameGap: 30, Data: xcats}),
 		ec.WithYAxisOpts(opts.YAxis{Type: "category", Name: "δ (HBM stacks)", Data: ycats}),
 		ec.WithVisualMapOpts(opts.VisualMap{Type: "piecewise", Pieces: gainPieces, Orient: "horizontal", Left: "center", Top: "35"}),
-		ec.WithGridOpts(opts.Grid{Top: "95", Bottom: "75", Left: "30", Right: "40", ContainLabel: opts.Bool(true)}),
 	)
+	setGrid(&h.RectChart, func(g *opts.Grid) { g.Top = "95" })
 	h.AddSeries("G", data, ec.WithLabelOpts(opts.Label{Show: opts.Bool(true), Color: "#202124"}))
 	// The breakeven line at fractional category positions: r interpolated
 	// between the neighbouring columns (a log-spaced grid reads better in

@@ -44,17 +44,13 @@ func ShortModelName(id string) string {
 	return id
 }
 
-// Fig9 system colors: DASH blue, Compact-DASH light blue, RelayOnly orange, DirectOnly
-// green, as distinct in print as on screen.
 // paperSystems are the paper's four configurations in the order its figures list them.
 var paperSystems = []string{"dash", "compact-dash", "relay-only", "direct-only"}
 
-var fig9Colors = map[string]string{
-	"dash": "#1a56c4", "compact-dash": "#73a7f0", "relay-only": "#f08a24", "direct-only": "#3ba272",
-}
-
+// systemColor is the system's colour (SystemColor), or a colour of Palette for a
+// system without one.
 func systemColor(id string, i int) string {
-	if c, ok := fig9Colors[id]; ok {
+	if c := SystemColor(id); c != "" {
 		return c
 	}
 	return colorAt(i+4, "")
@@ -235,21 +231,17 @@ func buildFig9(sum summary.Fig9, spec fig9Spec, label func(fig9Case) string) (Fi
 		redSeries = append(redSeries, Series{Name: "vs " + SystemName(b), Values: dv, Color: color})
 		gt, ge := pr.ThroughputSpeedupGeomean, pr.E2EReductionPct
 		pt, pe := paperValue(spec.tputIDs[b]), paperValue(spec.e2eIDs[b])
-		simPos, paperPos := "insideEndTop", "insideStartTop"
-		if bi == 1 {
-			simPos, paperPos = "insideEndBottom", "insideStartBottom"
-		}
 		ratioRefs = append(ratioRefs, RefLine{Name: fmt.Sprintf("simulated geomean vs %s: %.2f×", SystemName(b), gt), Y: gt, Color: color, Solid: true,
-			Label: fmt.Sprintf("simulated %.2f×", gt), LabelPos: simPos})
+			Label: fmt.Sprintf("simulated %.2f×", gt)})
 		redRefs = append(redRefs, RefLine{Name: fmt.Sprintf("simulated vs %s: %.1f %%", SystemName(b), ge), Y: ge, Color: color, Solid: true,
-			Label: fmt.Sprintf("simulated %.1f %%", ge), LabelPos: simPos})
+			Label: fmt.Sprintf("simulated %.1f %%", ge)})
 		if finite(pt) {
 			ratioRefs = append(ratioRefs, RefLine{Name: fmt.Sprintf("paper geomean vs %s: %.2f×", SystemName(b), pt), Y: pt, Color: darker(color),
-				Label: fmt.Sprintf("paper %.2f×", pt), LabelPos: paperPos})
+				Label: fmt.Sprintf("paper %.2f×", pt)})
 		}
 		if finite(pe) {
 			redRefs = append(redRefs, RefLine{Name: fmt.Sprintf("paper vs %s: %.1f %%", SystemName(b), pe), Y: pe, Color: darker(color),
-				Label: fmt.Sprintf("paper %.1f %%", pe), LabelPos: paperPos})
+				Label: fmt.Sprintf("paper %.1f %%", pe)})
 		}
 		n := fmt.Sprintf("%d paired (model, workload) cases", len(pr.Cases))
 		if id := spec.tputIDs[b]; id != "" {

@@ -162,9 +162,9 @@ func Fig12(r *summary.Fig12Result) (Figure, error) {
 		for _, x := range r.Sweep(summary.Fig12TProg, rd) {
 			if x.Value == 5000 && x.ProgramBusy > 0 {
 				stacks := max(1, len(x.Result.HBF))
-				fig.Notes = append(fig.Notes, fmt.Sprintf("%v reading, t_PROG %s: %v of stall against %v of programming per stack (%.0f%% exposed): "+
+				fig.Notes = append(fig.Notes, fmt.Sprintf("%v reading, t_PROG %s: %s of stall against %s of programming per stack (%.0f%% exposed): "+
 					"at 1M tokens the decode step reads HBF almost continuously (experts, replicated-weight shares, the global layers' HBF-resident KV), so little of a program hides.",
-					rd, x.Label, x.Stall, x.ProgramBusy/unit.Duration(stacks), 100*x.Stall.Seconds()/(x.ProgramBusy.Seconds()/float64(stacks))))
+					rd, x.Label, Dur(x.Stall), Dur(x.ProgramBusy/unit.Duration(stacks)), 100*x.Stall.Seconds()/(x.ProgramBusy.Seconds()/float64(stacks))))
 			}
 		}
 	}

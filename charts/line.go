@@ -3,6 +3,7 @@ package charts
 import (
 	"errors"
 	"fmt"
+	"math"
 
 	ec "github.com/go-echarts/go-echarts/v2/charts"
 	"github.com/go-echarts/go-echarts/v2/opts"
@@ -24,7 +25,9 @@ type LineSpec struct {
 	XName, YName string // axis names with units, e.g. "tR (µs)", "E2E latency reduction (%)"
 	Series       []XYSeries
 	// Paper holds the paper's published points. One whose Name equals a series' name is
-	// drawn dashed in that series' color; each appears in the legend as "NAME (paper)".
+	// drawn in that series' color as hollow diamonds, not joined (the paper publishes
+	// points, and a line between them would draw what it never drew); each appears in the
+	// legend as "NAME (paper)".
 	Paper      []XYSeries
 	LogX, LogY bool
 	// RefLines are horizontal reference lines, Bands shaded horizontal ranges.
@@ -33,7 +36,8 @@ type LineSpec struct {
 }
 
 // Lines builds a line chart over a numeric (or logarithmic) x axis, with the paper's
-// published points as dashed series.
+// published points as markers. A logarithmic x axis spans the data's powers of ten, not
+// one more.
 func Lines(spec LineSpec) (*ec.Line, error) {
 	if len(spec.Series) == 0 {
 		return nil, errors.New("charts: Lines needs at least one series")
@@ -50,13 +54,21 @@ func Lines(spec LineSpec) (*ec.Line, error) {
 	if d, m := valueMax([]Series{{Values: ys}}, spec.RefLines, spec.Bands); axisMaxFor(d, m, spec.LogY) != nil {
 		yAxis.Max = axisMaxFor(d, m, spec.LogY)
 	}
+	xAxis := opts.XAxis{Type: axisType(spec.LogX), Name: spec.XName, NameLocation: "middle", NameGap: 30}
+	if spec.LogX {
+		// ECharts rounds a log axis out to whole powers of ten: data from 1 to 32 would
+		// get an axis to 100. The axis ends at the data instead.
+		if lo, hi, ok := xRange(append(append([]XYSeries(nil), spec.Series...), spec.Paper...)); ok && lo > 0 {
+			xAxis.Min, xAxis.Max = lo, hi
+		}
+	}
 	line.SetGlobalOptions(
-		ec.WithXAxisOpts(opts.XAxis{Type: axisType(spec.LogX), Name: spec.XName, NameLocation: "middle", NameGap: 30}),
+		ec.WithXAxisOpts(xAxis),
 		ec.WithYAxisOpts(yAxis),
 	)
 	line.Accept(styleVisitor{})
 	colors := map[string]string{}
-	add := func(s XYSeries, color, name string, dashed bool) error {
+	add := func(s XYSeries, color, name string, paper bool) error {
 		var data []opts.LineData
 		for _, p := range s.Points {
 			if !finite(p.X) || !finite(p.Y) {
@@ -68,19 +80,21 @@ func Lines(spec LineSpec) (*ec.Line, error) {
 			data = append(data, opts.LineData{Value: []float64{p.X, p.Y}})
 		}
 		style := opts.LineStyle{Color: color, Width: 2}
-		symbol := "circle"
-		if dashed {
-			style.Type = "dashed"
-			symbol = "diamond"
+		item := opts.ItemStyle{Color: color}
+		symbol, size := "circle", 8
+		if paper {
+			style.Opacity = opts.Float(0) // points only
+			symbol, size = "diamond", 12
+			item = opts.ItemStyle{Color: "#ffffff", BorderColor: color, BorderWidth: 2.5}
 		}
 		line.AddSeries(name, data,
-			ec.WithLineChartOpts(opts.LineChart{Symbol: symbol, SymbolSize: 8, ShowSymbol: opts.Bool(true)}),
+			ec.WithLineChartOpts(opts.LineChart{Symbol: symbol, SymbolSize: float32(size), ShowSymbol: opts.Bool(true)}),
 			ec.WithLineStyleOpts(style),
-			ec.WithItemStyleOpts(opts.ItemStyle{Color: color}))
+			ec.WithItemStyleOpts(item))
 		return nil
 	}
 	for i, s := range spec.Series {
-		c := colorAt(i, s.Color)
+		c := seriesColor(i, s.Name, s.Color)
 		colors[s.Name] = c
 		if err := add(s, c, s.Name, false); err != nil {
 			return nil, err
@@ -97,9 +111,34 @@ func Lines(spec LineSpec) (*ec.Line, error) {
 			return nil, err
 		}
 	}
-	if err := addRefs(line, spec.RefLines, spec.Bands, spec.LogY); err != nil {
+	if err := addRefs(&line.RectChart, spec.RefLines, spec.Bands, spec.LogY, firstX(spec.Series)); err != nil {
 		return nil, err
 	}
 	fitLegend(&line.RectChart, spec.Common)
 	return line, nil
+}
+
+// firstX is the first finite x of the series (1 when there is none: valid on a log axis).
+func firstX(series []XYSeries) float64 {
+	for _, s := range series {
+		for _, p := range s.Points {
+			if finite(p.X) && finite(p.Y) {
+				return p.X
+			}
+		}
+	}
+	return 1
+}
+
+// xRange is the smallest and largest finite x of the series.
+func xRange(series []XYSeries) (lo, hi float64, ok bool) {
+	lo, hi = math.Inf(1), math.Inf(-1)
+	for _, s := range series {
+		for _, p := range s.Points {
+			if finite(p.X) && finite(p.Y) {
+				lo, hi = math.Min(lo, p.X), math.Max(hi, p.X)
+			}
+		}
+	}
+	return lo, hi, lo <= hi
 }

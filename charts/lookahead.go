@@ -14,7 +14,7 @@ import (
 // Fig11 draws the lookahead study (§VI-D, Fig. 11): for each model and HBF
 // read latency t_R, the E2E and TPOT reductions of lookahead expert
 // selection over the conventional flow on DASH, with the paper's published
-// points (t_R = 3 us and 32 us) as ticks and dashed lines. With more than
+// points (t_R = 3 µs and 32 µs) as ticks and diamonds. With more than
 // two t_R values it adds the reductions against t_R, as the paper's figure
 // sweeps them.
 func Fig11(pairs []summary.LookaheadPair) (Figure, error) {
@@ -56,7 +56,7 @@ func Fig11(pairs []summary.LookaheadPair) (Figure, error) {
 			if !ok {
 				continue
 			}
-			cats = append(cats, fmt.Sprintf("%s\nt_R %v", ShortModelName(m), tr))
+			cats = append(cats, fmt.Sprintf("%s\nt_R %s", ShortModelName(m), Dur(tr)))
 			e2e = append(e2e, p.E2EReductionPct())
 			tpot = append(tpot, p.TPOTReductionPct())
 			pe2e = append(pe2e, paperValue(id(m, tr, "e2e")))
@@ -68,7 +68,7 @@ func Fig11(pairs []summary.LookaheadPair) (Figure, error) {
 				if math.IsNaN(paperValue(id(m, tr, w.what))) {
 					continue
 				}
-				r, err := paperRow(id(m, tr, w.what), fmt.Sprintf("%s %s reduction, t_R %v", ShortModelName(m), w.what, tr), w.v)
+				r, err := paperRow(id(m, tr, w.what), fmt.Sprintf("%s %s reduction, t_R %s", ShortModelName(m), w.what, Dur(tr)), w.v)
 				if err != nil {
 					return Figure{}, err
 				}
@@ -128,10 +128,10 @@ func Fig11(pairs []summary.LookaheadPair) (Figure, error) {
 	return fig, nil
 }
 
-// fig11ReadingNote says what t_R = 32 us does under the study's reading.
+// fig11ReadingNote says what t_R = 32 µs does under the study's reading.
 func fig11ReadingNote(s summary.LookaheadSetup) string {
 	if s.Reading == dash.ReadingPhysical {
-		return "Physical reading: at t_R = 32 us the NAND array senses a page wave only every 32 us, so expert delivery itself becomes far slower and the part lookahead hides is a smaller share of a step."
+		return "Physical reading: at t_R = 32 µs the NAND array senses a page wave only every 32 µs, so expert delivery itself becomes far slower and the part lookahead hides is a smaller share of a step."
 	}
-	return fmt.Sprintf("%s: t_R is a readiness latency, so at 32 us every start-up the flow exposes is longer while delivery keeps its rate; lookahead hides more of it than at 3 us.", s)
+	return fmt.Sprintf("%s: t_R is a readiness latency, so at 32 µs every start-up the flow exposes is longer while delivery keeps its rate; lookahead hides more of it than at 3 µs.", s)
 }

@@ -9,6 +9,7 @@ import (
 
 	ec "github.com/go-echarts/go-echarts/v2/charts"
 	"github.com/go-echarts/go-echarts/v2/opts"
+	"github.com/go-echarts/go-echarts/v2/types"
 )
 
 // RefLine is a horizontal reference line across a chart, with its own legend entry: a
@@ -19,9 +20,9 @@ type RefLine struct {
 	Y     float64
 	Color string // CSS color; default PaperColor
 	Solid bool   // default dashed
-	// Label is written on the line (default Name); LabelPos is where, in ECharts' markLine
-	// terms: "insideEndTop" (default), "insideEndBottom", "insideStartTop", ...
-	Label, LabelPos string
+	// Label is written at the line's right end, outside the plot (default Name): labels
+	// of lines close together are moved apart, never drawn over each other or the data.
+	Label string
 }
 
 // Band is a shaded horizontal range with its own legend entry, e.g. the paper's
@@ -32,18 +33,53 @@ type Band struct {
 	Color  string // CSS color; default a light grey-blue
 }
 
-// overlapper is a rectangular go-echarts chart that other series can be overlaid on.
-type overlapper interface {
-	Overlap(a ...ec.Overlaper)
-}
+// refLabelGap is the least vertical distance between two reference-line labels, in px.
+const refLabelGap = 14
+
+// refLabelJS writes reference line k's label right of the plot, at the line's height,
+// moved down as far as needed to keep refLabelGap from the label above it: %s are every
+// line's value and the x value the labels are anchored at, %d is refLabelGap.
+const refLabelJS = `function (params, api) {
+  var ys = [%s];
+  var cs = params.coordSys;
+  var px = [];
+  for (var i = 0; i < ys.length; i++) { px.push({ i: i, y: api.coord([%s, ys[i]])[1] }); }
+  px.sort(function (a, b) { return a.y - b.y || a.i - b.i; });
+  var at = [], prev = -1e9;
+  for (var j = 0; j < px.length; j++) { prev = Math.max(px[j].y, prev + %d); at[px[j].i] = prev; }
+  return { type: 'text', x: cs.x + cs.width + 6, y: at[api.value(2)], z2: 100, silent: true,
+    style: { text: api.value(3), fill: api.visual('color'), fontSize: 11, align: 'left', verticalAlign: 'middle' } };
+}`
+
+const refLabelTooltipJS = `function (p) { return p.marker + p.value[3]; }`
 
 // addRefs overlays reference lines and bands: each is an empty line series carrying a
-// markLine or markArea, so that it has a legend entry and can be switched off.
-func addRefs(c overlapper, lines []RefLine, bands []Band, logY bool) error {
+// markLine or markArea, so that it has a legend entry and can be switched off. A line's
+// label is a custom series of the same name (switched off with it) that writes the label
+// in the right margin, which grows to fit the longest; x0 is an x value of the data
+// (0 on a category axis), where the labels are anchored.
+func addRefs(rc *ec.RectChart, lines []RefLine, bands []Band, logY bool, x0 float64) error {
+	var ys []string
+	widest := 0.0
 	for _, r := range lines {
 		if !finite(r.Y) || (logY && r.Y <= 0) {
 			return fmt.Errorf("charts: reference line %q at %v", r.Name, r.Y)
 		}
+		ys = append(ys, strconv.FormatFloat(r.Y, 'g', -1, 64))
+		widest = math.Max(widest, labelWidth(refLabel(r)))
+	}
+	var render, tip types.FuncStr
+	if len(lines) > 0 {
+		var err error
+		if tip, err = jsFunc(refLabelTooltipJS); err != nil {
+			return err
+		}
+		if render, err = jsFunc(fmt.Sprintf(refLabelJS, strings.Join(ys, ", "), strconv.FormatFloat(x0, 'g', -1, 64), refLabelGap)); err != nil {
+			return err
+		}
+		setGrid(rc, func(g *opts.Grid) { g.Right = fmt.Sprint(int(widest) + 16) })
+	}
+	for k, r := range lines {
 		color := r.Color
 		if color == "" {
 			color = PaperColor
@@ -52,25 +88,24 @@ func addRefs(c overlapper, lines []RefLine, bands []Band, logY bool) error {
 		if r.Solid {
 			typ = "solid"
 		}
-		label, pos := r.Label, r.LabelPos
-		if label == "" {
-			label = r.Name
-		}
-		if pos == "" {
-			pos = "insideEndTop"
-		}
 		l := ec.NewLine()
 		l.AddSeries(r.Name, []opts.LineData{},
 			ec.WithItemStyleOpts(opts.ItemStyle{Color: color}),
 			ec.WithLineStyleOpts(opts.LineStyle{Color: color, Type: typ, Width: 1.5}),
-			ec.WithMarkLineNameYAxisItemOpts(opts.MarkLineNameYAxisItem{Name: label, YAxis: r.Y}),
+			ec.WithMarkLineNameYAxisItemOpts(opts.MarkLineNameYAxisItem{Name: refLabel(r), YAxis: r.Y}),
 			ec.WithMarkLineStyleOpts(opts.MarkLineStyle{
 				Symbol:    []string{"none", "none"},
 				LineStyle: &opts.LineStyle{Color: color, Type: typ, Width: 1.5},
-				Label: &opts.Label{Show: opts.Bool(true), Formatter: "{b}", Color: color, Position: pos,
-					BackgroundColor: "rgba(255,255,255,0.85)"},
+				Label:     &opts.Label{Show: opts.Bool(false)},
 			}))
-		c.Overlap(l)
+		rc.Overlap(l)
+		label := ec.NewCustom()
+		label.AddSeries(r.Name, []opts.CustomData{{Name: r.Name, Value: []interface{}{x0, r.Y, k, refLabel(r)}}},
+			ec.WithCustomChartOpts(opts.CustomChart{RenderItem: render}),
+			ec.WithEncodeOpts(opts.Encode{X: 0, Y: 1}),
+			ec.WithItemStyleOpts(opts.ItemStyle{Color: color}),
+			ec.WithSeriesTooltipOpts(opts.SeriesTooltip{Formatter: tip}))
+		rc.Overlap(label)
 	}
 	for _, b := range bands {
 		lo, hi := math.Min(b.Lo, b.Hi), math.Max(b.Lo, b.Hi)
@@ -97,9 +132,31 @@ func addRefs(c overlapper, lines []RefLine, bands []Band, logY bool) error {
 					},
 				}
 			})
-		c.Overlap(l)
+		rc.Overlap(l)
 	}
 	return nil
+}
+
+// refLabel is the text written for a reference line.
+func refLabel(r RefLine) string {
+	if r.Label != "" {
+		return r.Label
+	}
+	return r.Name
+}
+
+// labelWidth estimates the width in px of an 11 px label.
+func labelWidth(s string) float64 { return 6.2 * float64(utf8.RuneCountInString(s)) }
+
+// setGrid changes the chart's grid: the last one set (go-echarts appends each one given,
+// and ECharts would draw the axes in the first).
+func setGrid(rc *ec.RectChart, change func(*opts.Grid)) {
+	g := opts.Grid{Top: "85", Bottom: "75", Left: "30", Right: "40", ContainLabel: opts.Bool(true)}
+	if n := len(rc.GridList); n > 0 {
+		g = rc.GridList[n-1]
+	}
+	change(&g)
+	rc.GridList = []opts.Grid{g}
 }
 
 // barNoteJS writes a note, rotated, where bar k of category j would stand.
@@ -194,6 +251,7 @@ func fitLegend(rc *ec.RectChart, c Common) {
 		}
 		used += w
 	}
+	setGrid(rc, func(*opts.Grid) {})
 	if rows == 1 || rows > 4 {
 		return
 	}
@@ -207,9 +265,9 @@ func fitLegend(rc *ec.RectChart, c Common) {
 	c.Height = fmt.Sprintf("%dpx", h+extra)
 	rc.SetGlobalOptions(
 		ec.WithInitializationOpts(c.init()),
-		ec.WithLegendOpts(opts.Legend{Show: opts.Bool(true), Bottom: "0", Type: "plain", Left: "center"}),
-		ec.WithGridOpts(opts.Grid{Top: "85", Bottom: fmt.Sprint(75 + extra), Left: "30", Right: "40", ContainLabel: opts.Bool(true)}),
+		ec.WithLegendOpts(opts.Legend{Show: opts.Bool(true), Bottom: "4", Type: "plain", Left: "center"}),
 	)
+	setGrid(rc, func(g *opts.Grid) { g.Bottom = fmt.Sprint(75 + extra) })
 }
 
 // valueMax is the largest finite value of the series, reference lines and bands.

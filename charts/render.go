@@ -77,6 +77,9 @@ func Snippet(c Chart) (out template.HTML, err error) {
 func chartHTML(id, style, body string) string {
 	idJS, _ := json.Marshal(id)
 	var b strings.Builder
+	// The margin keeps a chart's legend (at its bottom edge) apart from the title of the
+	// chart below it, in a page and in a notebook alike.
+	style = strings.TrimSuffix(strings.TrimSpace(style), ";") + ";margin:8px 0 28px"
 	fmt.Fprintf(&b, `<div class="dashlab-chart" id="%s" style="%s"></div>`+"\n", template.HTMLEscapeString(id), template.HTMLEscapeString(style))
 	b.WriteString(`<script type="text/javascript">(function () {` + "\n")
 	fmt.Fprintf(&b, `var el = document.getElementById(%s);`+"\n", idJS)

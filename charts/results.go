@@ -112,7 +112,7 @@ func PhaseBreakdown(id, phase string, results []NamedResult) (Figure, error) {
 	// compute dark, overhead light, stall (usually the largest part) in the full color.
 	for i, nr := range results {
 		ph, _ := pick(nr.Result)
-		base := colorAt(i, "")
+		base := seriesColor(i, nr.Name, "")
 		parts := [3][]float64{}
 		for _, cl := range classes {
 			var ct sim.ClassTime

@@ -62,7 +62,7 @@ func Scatter(spec ScatterSpec) (*ec.Scatter, error) {
 			lo, hi = math.Min(lo, math.Min(p.X, p.Y)), math.Max(hi, math.Max(p.X, p.Y))
 			data = append(data, opts.ScatterData{Name: p.Label, Value: []float64{p.X, p.Y}, SymbolSize: 10})
 		}
-		sc.AddSeries(g.Name, data, ec.WithItemStyleOpts(opts.ItemStyle{Color: colorAt(i, g.Color)}))
+		sc.AddSeries(g.Name, data, ec.WithItemStyleOpts(opts.ItemStyle{Color: seriesColor(i, g.Name, g.Color)}))
 	}
 	if lo <= hi {
 		ref := func(name string, f float64, dash string, color string) {

@@ -63,7 +63,7 @@ func Table3(res *serve.StudyResult, values map[string]float64, sfx string) (Figu
 					pts = append(pts, Point{X: 100 * l, Y: get(a).Mean})
 				}
 			}
-			series = append(series, XYSeries{Name: sys, Points: pts})
+			series = append(series, XYSeries{Name: SystemName(sys), Points: pts})
 			var pp []Point
 			for _, l := range loads {
 				dash := paperValue(id(l, what+"_p90_"+unitOf(what)))
@@ -74,11 +74,11 @@ func Table3(res *serve.StudyResult, values map[string]float64, sfx string) (Figu
 				red := paperValue(id(l, what+"_reduction_pct.vs_"+strings.ReplaceAll(sys, "-", "_")))
 				pp = append(pp, Point{X: 100 * l, Y: dash / (1 - red/100)})
 			}
-			paper = append(paper, XYSeries{Name: sys, Points: pp})
+			paper = append(paper, XYSeries{Name: SystemName(sys), Points: pp})
 		}
 		return Lines(LineSpec{
 			Common: Common{ID: SanitizeID("table3_" + what + sfx), Title: title,
-				Subtitle: fmt.Sprintf("%s, %v, mean of per-trace P90 over seeds; dashed: the paper (baselines implied by its reductions)", res.Model, res.Mode),
+				Subtitle: fmt.Sprintf("%s, %v, mean of per-trace P90 over seeds; diamonds: the paper (baselines implied by its reductions)", res.Model, res.Mode),
 				Height:   "420px"},
 			XName: "Offered load (% of the baseline's backlogged throughput)", YName: yname, Series: series, Paper: paper,
 		})
@@ -201,8 +201,8 @@ func ServingCDFs(runs []*serve.Run, title string) ([]Chart, error) {
 				b = append(b, m.TPOT.Milliseconds())
 			}
 		}
-		e2e = append(e2e, XYSeries{Name: r.System, Points: cdf(a)})
-		tpot = append(tpot, XYSeries{Name: r.System, Points: cdf(b)})
+		e2e = append(e2e, XYSeries{Name: SystemName(r.System), Points: cdf(a)})
+		tpot = append(tpot, XYSeries{Name: SystemName(r.System), Points: cdf(b)})
 	}
 	c1, err := Lines(LineSpec{Common: Common{ID: SanitizeID("cdf_e2e_" + title), Title: "E2E latency CDF", Subtitle: title, Height: "380px"},
 		XName: "E2E latency (s)", YName: "Fraction of requests", Series: e2e})

@@ -56,8 +56,8 @@ func SweepHeatMap(c Common, h summary.HeatMap, marks ...SweepMark) (Chart, error
 		ec.WithVisualMapOpts(opts.VisualMap{Type: "continuous", Calculable: opts.Bool(true), Min: float32(lo), Max: float32(hi),
 			Orient: "horizontal", Left: "center", Top: "35", Text: []string{h.Metric, ""},
 			InRange: &opts.VisualMapInRange{Color: []string{"#f7fbff", "#9ecae1", "#3182bd", "#08306b"}}}),
-		ec.WithGridOpts(opts.Grid{Top: "100", Bottom: "75", Left: "30", Right: "40", ContainLabel: opts.Bool(true)}),
 	)
+	setGrid(&hm.RectChart, func(g *opts.Grid) { g.Top = "100" })
 	hm.AddSeries(h.Metric, data, ec.WithLabelOpts(opts.Label{Show: opts.Bool(true), Color: "#202124"}))
 	for _, m := range marks {
 		x, y := slices.Index(h.X, m.X), slices.Index(h.Y, m.Y)

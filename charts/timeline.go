@@ -84,7 +84,7 @@ func routeTimeline(tl *sim.Timeline, c Common, tmin, tmax float64) (*ec.Custom, 
 	t0 := timelineOrigin(tl)
 	us := func(d unit.Duration) float64 { return (d - t0).Microseconds() }
 	if c.Title == "" {
-		c.Title = fmt.Sprintf("Route timeline: decode pass %d, layer %d", tl.Pass, tl.Layer)
+		c.Title = fmt.Sprintf("Route timeline: %s, layer %d", passName(tl.Pass), tl.Layer)
 		if tl.Pass == 0 {
 			c.Title = fmt.Sprintf("Route timeline: prefill, layer %d", tl.Layer)
 		}
@@ -218,9 +218,9 @@ func RouteFigure(id string, runs []NamedResult) (Figure, error) {
 	for i, r := range runs {
 		tl := r.Result.Timeline
 		ch, err := routeTimeline(tl, Common{ID: fmt.Sprintf("%s_%d", SanitizeID(id), i),
-			Title: fmt.Sprintf("%s: %s, pass %d, layer %d", r.Name, r.Result.Model, tl.Pass, tl.Layer),
-			Subtitle: WhatIfSubtitle(fmt.Sprintf("B=%d, %d/%d tokens; bars: chunks on each link, colored by route; bottom lane: GPU operators",
-				r.Result.Batch, r.Result.Prompt, r.Result.Output), r.WhatIf)}, lo, hi)
+			Title: fmt.Sprintf("%s: %s, %s, layer %d", r.Name, r.Result.Model, passName(tl.Pass), tl.Layer),
+			Subtitle: WhatIfSubtitle(fmt.Sprintf("B = %d, %s-token prompt; bars: chunks on each link, colored by route; bottom lane: GPU operators",
+				r.Result.Batch, LengthLabel(r.Result.Prompt)), r.WhatIf)}, lo, hi)
 		if err != nil {
 			return Figure{}, fmt.Errorf("%s: %w", r.Name, err)
 		}
@@ -246,4 +246,12 @@ func RouteFigure(id string, runs []NamedResult) (Figure, error) {
 	fig.Tables = []template.HTML{HTMLTable("The traced layer", []string{"System", "Layer (µs)", "Expert operator (µs)",
 		"Direct (MiB)", "Relay (MiB)", "HBM (MiB)"}, rows)}
 	return fig, nil
+}
+
+// passName says which pass of a run a traced layer belongs to (pass 0 is the prefill).
+func passName(pass int) string {
+	if pass == 0 {
+		return "the prefill"
+	}
+	return fmt.Sprintf("decode step %d", pass)
 }
