@@ -1,6 +1,7 @@
 package charts
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"html/template"
@@ -8,6 +9,9 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	ec "github.com/go-echarts/go-echarts/v2/charts"
+	"github.com/go-echarts/go-echarts/v2/opts"
 
 	"github.com/dashlab/dashlab/dash"
 	"github.com/dashlab/dashlab/dash/unit"
@@ -31,7 +35,7 @@ func paperRow(id, metric string, simulated float64) (Row, error) {
 	if e.Value != 0 {
 		tol /= math.Abs(e.Value)
 	}
-	return Row{ID: id, Metric: metric, Unit: e.Unit, Paper: e.Value, Simulated: simulated, Tolerance: tol}, nil
+	return Row{ID: id, Metric: metric, Unit: e.Unit, Paper: e.Value, Simulated: simulated, Tolerance: tol, AtMost: e.AtMost}, nil
 }
 
 // paperValue is the published value of a paper.yaml id, NaN when there is none.
@@ -291,12 +295,9 @@ func Inventory(m dash.ModelSpec) (Figure, error) {
 	}
 	rows = append(rows, []string{"total", strconv.Itoa(len(inv.Tensors)), "", fmt.Sprintf("%.4g", float64(f.Params+f.MTPParams)/1e9),
 		fmt.Sprintf("%.4g", total/1e9), "100%"})
-	bar, err := GroupedBar(BarSpec{
-		Common: Common{ID: "inventory_" + SanitizeID(m.ID), Title: m.Name + ": checkpoint bytes by tensor class",
-			Subtitle: fmt.Sprintf("%.2f GB in all, log scale", total/1e9), Height: "420px"},
-		XName: "Tensor class", YName: "Bytes (GB, log scale)", Categories: wrapLabels(names), LogY: true,
-		Series: []Series{{Name: "Bytes (GB)", Values: gbs}},
-	})
+	bar, err := inventoryBar(Common{ID: "inventory_" + SanitizeID(m.ID), Title: m.Name + ": checkpoint bytes by tensor class",
+		Subtitle: fmt.Sprintf("%.2f GB in all; each bar labelled with its size and share", total/1e9), Height: fmt.Sprintf("%dpx", 150+34*len(names))},
+		names, gbs, total/1e9)
 	if err != nil {
 		return Figure{}, err
 	}
@@ -335,4 +336,40 @@ func Inventory(m dash.ModelSpec) (Figure, error) {
 		Charts: []Chart{bar},
 		Tables: tables,
 	}, nil
+}
+
+// inventoryBar draws bytes per tensor class as horizontal bars on a linear axis from
+// zero, the largest on top, each labelled with its size and share: on a log axis bars
+// grow from 1 GB, so a class of kilobytes looked the largest.
+func inventoryBar(c Common, names []string, gbs []float64, totalGB float64) (*ec.Bar, error) {
+	order := make([]int, len(names))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(gbs[a], gbs[b]) }) // ECharts draws the first category at the bottom
+	cats := make([]string, len(order))
+	data := make([]opts.BarData, len(order))
+	for k, i := range order {
+		if !finite(gbs[i]) || gbs[i] < 0 {
+			return nil, fmt.Errorf("charts: inventory class %q: %v GB", names[i], gbs[i])
+		}
+		cats[k] = names[i]
+		share := fmt.Sprintf("%.3g %%", 100*gbs[i]/totalGB)
+		if 100*gbs[i]/totalGB < 0.01 {
+			share = "< 0.01 %"
+		}
+		data[k] = opts.BarData{Value: gbs[i], Label: &opts.Label{Show: opts.Bool(true), Position: "right", Color: "#333",
+			Formatter: strings.ReplaceAll(unit.Bytes(math.Round(gbs[i]*1e9)).String()+" ("+share+")", "{", "(")}}
+	}
+	bar := ec.NewBar()
+	bar.SetGlobalOptions(commonGlobal(c, "item")...)
+	bar.SetGlobalOptions(
+		ec.WithLegendOpts(opts.Legend{Show: opts.Bool(false)}),
+		ec.WithXAxisOpts(opts.XAxis{Type: "value", Name: "Bytes (GB)", NameLocation: "middle", NameGap: 28}),
+		ec.WithYAxisOpts(opts.YAxis{Type: "category", Data: cats}),
+	)
+	setGrid(&bar.RectChart, func(g *opts.Grid) { g.Right, g.Bottom = "150", "50" })
+	bar.XYReversal()
+	bar.AddSeries("Bytes", data, ec.WithItemStyleOpts(opts.ItemStyle{Color: Palette[0]}))
+	return bar, nil
 }

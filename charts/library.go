@@ -60,3 +60,11 @@ func escapeInlineScript(js string) string {
 	}
 	return b.String()
 }
+
+// NotebookStyle is the CSS a notebook page needs beside the charts: in the HTML pages
+// that nbconvert exports (docker/run-notebooks.sh), long code lines and text outputs wrap
+// instead of being cut at the page's right edge. It selects only nbconvert's exported
+// markup, so a live Jupyter front-end is unchanged. nb.Library shows it with the library.
+const NotebookStyle = template.HTML(`<style>
+.jp-InputArea-editor .highlight pre, .jp-RenderedText pre { white-space: pre-wrap; overflow-wrap: anywhere; }
+</style>`)

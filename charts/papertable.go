@@ -90,6 +90,9 @@ func PaperTable(caption string, rows []summary.Row) template.HTML {
 			if r.Paper != 0 {
 				dev += fmt.Sprintf(" (%+.1f%%)", 100*d/math.Abs(r.Paper))
 			}
+			if r.AtMost != nil {
+				dev = "— (a bound)"
+			}
 		}
 		how := r.Detail
 		if r.Note != "" {
@@ -104,7 +107,11 @@ func PaperTable(caption string, rows []summary.Row) template.HTML {
 		fmt.Fprintf(&b, `<td style="%s">%s</td>`, numStyle, esc(fmtPaper(r.Paper)+unit))
 		fmt.Fprintf(&b, `<td style="%s">%s</td>`, numStyle, esc(sim))
 		fmt.Fprintf(&b, `<td style="%s">%s</td>`, numStyle, esc(dev))
-		fmt.Fprintf(&b, `<td style="%s">%s</td>`, numStyle, esc("±"+fmtPaper(r.Tolerance)+unit))
+		tol := "±" + fmtPaper(r.Tolerance) + unit
+		if r.AtMost != nil {
+			tol = "at most " + fmtPaper(*r.AtMost) + unit
+		}
+		fmt.Fprintf(&b, `<td style="%s">%s</td>`, numStyle, esc(tol))
 		fmt.Fprintf(&b, `<td style="%s;white-space:nowrap">%s</td>`, statusStyle[st], esc(string(st)))
 		fmt.Fprintf(&b, `<td style="%s">%s</td>`, small, esc(how))
 		b.WriteString(`</tr>`)
@@ -136,6 +143,9 @@ func PaperRows(rows []summary.Row) []Row {
 			tol /= math.Abs(r.Paper)
 		}
 		out[i] = Row{ID: r.ID, Metric: r.Section, Unit: r.Unit, Paper: r.Paper, Simulated: sim, Tolerance: tol}
+		if r.AtMost != nil {
+			out[i].AtMost = *r.AtMost
+		}
 	}
 	return out
 }

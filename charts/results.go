@@ -39,8 +39,8 @@ func ResultTable(caption string, results []NamedResult) template.HTML {
 	if !same {
 		header = append(header, "Model", "B", "L_in/L_out")
 	}
-	header = append(header, "TTFT (ms)", "TPOT (ms)", "E2E (s)", "Throughput (tok/s)", "Decode (tok/s)",
-		"Decode vs "+results[0].Name, "E2E reduction vs "+results[0].Name)
+	header = append(header, "TTFT (ms)", "TPOT (ms)", "E2E (s)", "Throughput, whole run (tok/s)", "Decode throughput (tok/s)",
+		"Decode throughput vs "+results[0].Name, "E2E reduction vs "+results[0].Name)
 	var rows [][]string
 	for i, nr := range results {
 		r := nr.Result
@@ -60,8 +60,13 @@ func ResultTable(caption string, results []NamedResult) template.HTML {
 	if same && caption == "" {
 		caption = fmt.Sprintf("%s, B = %d, %d/%d tokens", f.Model, f.Batch, f.Prompt, f.Output)
 	}
-	return HTMLTable(caption, header, rows)
+	return HTMLTable(caption, header, rows) + resultTableNote
 }
+
+// resultTableNote says what the two throughput columns of ResultTable count.
+const resultTableNote = template.HTML(`<p style="font-size:12px;color:#5f6368;margin:2px 0 12px">` +
+	`Throughput, whole run: B × L_out / E2E (every output token over the whole run, prefill included). ` +
+	`Decode throughput: B × (L_out − 1) / (E2E − TTFT), the decode phase alone: the rate the paper's Fig. 9 compares.</p>`)
 
 // PhaseBreakdown draws where the GPU's time goes in one phase ("prefill" or "decode")
 // for each result: per operator class, grouped bars of the time split into compute,

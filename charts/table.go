@@ -24,6 +24,10 @@ type Row struct {
 	// WhatIf is not empty): the value is shown beside the paper's, status "what-if",
 	// and not judged by it.
 	WhatIf bool
+	// AtMost, when positive, makes the row a bound: it passes when Simulated is at most
+	// AtMost (in Unit), whatever its Deviation from Paper, which is then shown for
+	// reference (reference.PaperEntry.AtMost).
+	AtMost float64
 }
 
 // Status is the verdict on one Row: the harness's typed status (summary.Status).
@@ -62,6 +66,11 @@ func (r Row) Status() Status {
 		return NotSimulated
 	case r.WhatIf:
 		return WhatIf
+	case r.AtMost > 0:
+		if r.Simulated <= r.AtMost+1e-12 {
+			return Pass
+		}
+		return Fail
 	case math.Abs(d) <= r.Tolerance+1e-12: // as reference.PaperEntry.Passes: rounding is not a miss
 		return Pass
 	default:
@@ -154,8 +163,13 @@ func Table(caption string, rows []Row) template.HTML {
 			} else {
 				dev = fmt.Sprintf("%+.1f%%", d*100)
 			}
+			if r.AtMost > 0 {
+				dev = "— (a bound)"
+			}
 		}
-		if r.Paper == 0 {
+		if r.AtMost > 0 {
+			tol = "at most " + fmtNum(r.AtMost, r.Unit)
+		} else if r.Paper == 0 {
 			tol = fmt.Sprintf("±%.3g %s", r.Tolerance, r.Unit)
 		} else {
 			tol = fmt.Sprintf("±%.3g%%", r.Tolerance*100)

@@ -106,3 +106,21 @@ func TestCatalogue(t *testing.T) {
 		t.Error("unknown GPU accepted")
 	}
 }
+
+// A bound (at_most) passes any value up to the bound, however far from the paper's, and
+// fails above it: the GPU timing model's error is judged against an accuracy a reader
+// accepts, not matched to the paper's own model on its own GPU.
+func TestPaperBound(t *testing.T) {
+	e, err := PaperValue("gpu.timing_model.median_err_pct")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e.AtMost != 2 {
+		t.Fatalf("at_most = %v, want 2", e.AtMost)
+	}
+	for v, want := range map[float64]bool{0.3: true, 1.9: true, 2: true, 2.1: false} {
+		if got := e.Passes(v); got != want {
+			t.Errorf("Passes(%v) = %v, want %v", v, got, want)
+		}
+	}
+}

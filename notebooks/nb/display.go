@@ -15,8 +15,8 @@ import (
 // and so a headless run (docker/run-notebooks.sh).
 
 // Library displays the ECharts library, once per notebook before its first chart (see
-// package charts).
-func Library() { Show(charts.LibraryHTML(), nil) }
+// package charts), and the page style of charts.NotebookStyle.
+func Library() { Show(charts.LibraryHTML()+charts.NotebookStyle, nil) }
 
 // Show displays HTML from package charts (Snippet, Render, HTMLTable, ...); an error
 // fails the cell.

@@ -168,6 +168,10 @@ func Run(opts Options) (Report, error) {
 			continue
 		}
 		r := Row{ID: e.ID, Unit: e.Unit, Section: e.Section, Paper: e.Value, Tolerance: e.AbsTolerance(), Note: e.Note}
+		if e.AtMost > 0 {
+			bound := e.AtMost
+			r.AtMost = &bound
+		}
 		if x, ok := all.v[e.ID]; ok {
 			sim, dev, pass := x, x-e.Value, e.Passes(x)
 			r.Simulated, r.Deviation, r.Pass = &sim, &dev, &pass

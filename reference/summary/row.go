@@ -16,6 +16,10 @@ type Row struct {
 	Deviation *float64 `json:"deviation"`
 	// Tolerance is the allowed absolute deviation.
 	Tolerance float64 `json:"tolerance"`
+	// AtMost, for a bound (paper.yaml's at_most), is the largest simulated value that
+	// passes, whatever its distance from Paper (then shown for reference); nil for a
+	// match within Tolerance.
+	AtMost *float64 `json:"at_most,omitempty"`
 	// Pass is nil when not simulated, and for values reported beside a checked one
 	// without being checked (the physical reading).
 	Pass *bool `json:"pass"`
