@@ -37,7 +37,8 @@ type LineSpec struct {
 
 // Lines builds a line chart over a numeric (or logarithmic) x axis, with the paper's
 // published points as markers. A logarithmic x axis spans the data's powers of ten, not
-// one more.
+// one more. A chart of more than maxAnimatedPoints points draws without the opening
+// animation.
 func Lines(spec LineSpec) (*ec.Line, error) {
 	if len(spec.Series) == 0 {
 		return nil, errors.New("charts: Lines needs at least one series")
@@ -67,6 +68,9 @@ func Lines(spec LineSpec) (*ec.Line, error) {
 		ec.WithYAxisOpts(yAxis),
 	)
 	line.Accept(styleVisitor{})
+	if n := pointCount(spec.Series) + pointCount(spec.Paper); n > maxAnimatedPoints {
+		line.SetGlobalOptions(ec.WithAnimation(false))
+	}
 	colors := map[string]string{}
 	add := func(s XYSeries, color, name string, paper bool) error {
 		var data []opts.LineData
@@ -141,4 +145,19 @@ func xRange(series []XYSeries) (lo, hi float64, ok bool) {
 		}
 	}
 	return lo, hi, lo <= hi
+}
+
+// maxAnimatedPoints is the most points a line chart animates. ECharts animates every
+// symbol of a line; past a thousand that costs more than it shows, and under headless
+// Chromium's virtual clock (docker/chartcheck) the animation frames of notebook 07's
+// time series kept the page from settling for minutes, now and then.
+const maxAnimatedPoints = 1000
+
+// pointCount is the number of points of the series.
+func pointCount(series []XYSeries) int {
+	n := 0
+	for _, s := range series {
+		n += len(s.Points)
+	}
+	return n
 }

@@ -81,3 +81,23 @@ func TestRefLabelsInTheMargin(t *testing.T) {
 		t.Error("want exactly one grid")
 	}
 }
+
+func TestLargeLinesDoNotAnimate(t *testing.T) {
+	pts := make([]Point, 1500)
+	for i := range pts {
+		pts[i] = Point{float64(i), float64(i % 7)}
+	}
+	for n, want := range map[int]bool{10: false, 1500: true} {
+		l, err := Lines(LineSpec{Common: Common{ID: "big"}, Series: []XYSeries{{Name: "s", Points: pts[:n]}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		h, err := Snippet(l)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := strings.Contains(string(h), `"animation":false`); got != want {
+			t.Errorf("%d points: animation off = %v, want %v", n, got, want)
+		}
+	}
+}

@@ -1,5 +1,5 @@
 // Command chartcheck opens HTML pages in headless Chromium and fails when a chart on
-// them is blank.
+// them is blank or when its title, legend, axes or visual map draw over each other.
 //
 //	go run ./docker/chartcheck [-min-charts N] [-screenshot DIR] page.html...
 //	go run ./docker/chartcheck -selftest
@@ -13,10 +13,17 @@
 // pixels that differ from the canvas' background. It writes its verdict as JSON into the
 // DOM, which --dump-dom prints. The page itself is not modified.
 //
-// A page fails when any chart is blank, or when it has fewer than -min-charts charts.
+// The probe also reads, from each ECharts instance, the laid-out boxes of its title,
+// legend, axes and visual map (the component views' bounding rectangles: ECharts keeps
+// them on the instance, go-echarts exposes nothing of the layout). A page fails when two
+// of a chart's boxes overlap (the two axes excepted), or when a title or legend comes
+// within 8 px of another chart's title or legend (a legend sitting on the next chart's
+// title).
+//
+// A page fails when any chart is blank or overlaps, or when it has fewer than -min-charts charts.
 // -selftest proves the check both ways: a page made with the charts package must pass,
 // the same page without the ECharts library must fail, and so must a page whose chart
-// draws nothing.
+// draws nothing and one whose legend lies on its title.
 package main
 
 import (
@@ -50,6 +57,11 @@ type ChartResult struct {
 	Painted  int    `json:"painted"` // pixels that differ from the background
 	Error    string `json:"error"`
 	OK       bool   `json:"ok"`
+	// X and Y are the chart element's position on the page (CSS px), Boxes the laid-out
+	// boxes of its title, legend, axes and visual map, in the chart's own coordinates.
+	X     int   `json:"x"`
+	Y     int   `json:"y"`
+	Boxes []Box `json:"boxes"`
 }
 
 const (
@@ -63,6 +75,7 @@ const headProbe = `<script>window.__dashlabErrors=[];window.addEventListener('er
 
 // bodyProbe is added at the end of the page; %d is the pixel threshold and %d the delay (ms).
 const bodyProbe = `<script>(function(){
+var boxKinds=['title','legend','xAxis','yAxis','visualMap'];
 function check(){
   var out={echarts:(typeof echarts!=='undefined'&&echarts.version)||'',charts:[],errors:window.__dashlabErrors||[]};
   var seen=[];
@@ -80,6 +93,18 @@ function check(){
         r.painted+=n;
       }catch(e){ r.error=r.error||('cannot read canvas: '+e); }
     });
+    var br=el.getBoundingClientRect(); r.x=Math.round(br.left+window.scrollX); r.y=Math.round(br.top+window.scrollY); r.boxes=[];
+    var inst=(typeof echarts!=='undefined')&&echarts.getInstanceByDom&&echarts.getInstanceByDom(el);
+    try{
+      ((inst&&inst._componentsViews)||[]).forEach(function(v){
+        var m=v&&v.__model, g=v&&v.group;
+        if(!m||!g||g.ignore||boxKinds.indexOf(m.mainType)<0){return;}
+        g.updateTransform(); var b=g.getBoundingRect();
+        if(!b||!(b.width>0)||!(b.height>0)){return;}
+        b=b.clone(); if(g.transform){b.applyTransform(g.transform);}
+        r.boxes.push({kind:m.mainType,x:Math.round(b.x),y:Math.round(b.y),w:Math.round(b.width),h:Math.round(b.height)});
+      });
+    }catch(e){ r.error=r.error||('cannot read the layout: '+e); }
     if(!r.error&&r.canvases===0){r.error='no canvas';}
     if(!r.error&&r.painted<%d){r.error='blank canvas';}
     r.ok=!r.error;
@@ -248,6 +273,7 @@ func checkPage(o options, path string) (*Verdict, []string, error) {
 			fails = append(fails, fmt.Sprintf("chart %q: %s (canvases %d, %dx%d, %d painted pixels)", c.ID, c.Error, c.Canvases, c.Width, c.Height, c.Painted))
 		}
 	}
+	fails = append(fails, overlaps(v.Charts)...)
 	if len(v.Charts) < o.minCharts {
 		fails = append(fails, fmt.Sprintf("%d charts found, want at least %d", len(v.Charts), o.minCharts))
 	}
@@ -267,7 +293,7 @@ func report(o options, path string) bool {
 			ok++
 		}
 		if o.verbose {
-			fmt.Printf("     chart %-28q canvases=%d %dx%d painted=%d %s\n", c.ID, c.Canvases, c.Width, c.Height, c.Painted, c.Error)
+			fmt.Printf("     chart %-28q canvases=%d %dx%d painted=%d boxes=%v %s\n", c.ID, c.Canvases, c.Width, c.Height, c.Painted, c.Boxes, c.Error)
 		}
 	}
 	lib := v.ECharts
@@ -328,7 +354,7 @@ func main() {
 			fmt.Printf("FAIL selftest: %v\n", err)
 			os.Exit(1)
 		}
-		fmt.Println("ok   selftest: the good page passes, the blank pages fail")
+		fmt.Println("ok   selftest: the good page passes, the blank and the overlapping pages fail")
 		return
 	}
 	if flag.NArg() == 0 {

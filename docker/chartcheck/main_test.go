@@ -57,3 +57,25 @@ func TestDemoPageHasOneLibrary(t *testing.T) {
 		t.Errorf("library not removed: %d bytes left", len(stripped))
 	}
 }
+
+func TestOverlaps(t *testing.T) {
+	chart := func(id string, y int, boxes ...Box) ChartResult { return ChartResult{ID: id, Y: y, Boxes: boxes} }
+	title := Box{Kind: "title", X: 300, Y: 0, W: 300, H: 30}
+	legend := Box{Kind: "legend", X: 100, Y: 440, W: 700, H: 25}
+	xAxis := Box{Kind: "xAxis", X: 50, Y: 80, W: 800, H: 340}
+	yAxis := Box{Kind: "yAxis", X: 30, Y: 60, W: 820, H: 330}
+	good := []ChartResult{chart("a", 0, title, xAxis, yAxis, legend), chart("b", 500, title, xAxis, yAxis, legend)}
+	if got := overlaps(good); len(got) != 0 {
+		t.Errorf("a clean layout: %v", got)
+	}
+	onTitle := legend
+	onTitle.Y = 10
+	if got := overlaps([]ChartResult{chart("a", 0, title, onTitle)}); len(got) != 1 || !strings.Contains(got[0], "title and its legend overlap") {
+		t.Errorf("legend on the title: %v", got)
+	}
+	// The next chart starts 3 px below the legend: its title is too close.
+	tight := []ChartResult{chart("a", 0, title, legend), chart("b", 468, title)}
+	if got := overlaps(tight); len(got) != 1 || !strings.Contains(got[0], `chart "a"'s legend and chart "b"'s title`) {
+		t.Errorf("legend against the next title: %v", got)
+	}
+}

@@ -44,6 +44,13 @@ var libraryRE = regexp.MustCompile(`(?s)<script[^>]*data-dashlab-echarts=[^>]*>.
 const emptyChart = `<div class="dashlab-chart" id="selftest_empty" style="width:600px;height:300px;"></div>
 <script>echarts.init(document.getElementById('selftest_empty')).setOption({backgroundColor: '#ffffff', title: {text: ' '}, series: []});</script>`
 
+// overlapChart draws fine but puts its legend on its title: the layout check must fail it.
+const overlapChart = `<div class="dashlab-chart" id="selftest_overlap" style="width:600px;height:300px;"></div>
+<script>echarts.init(document.getElementById('selftest_overlap')).setOption({backgroundColor: '#ffffff',
+  title: {text: 'A title under the legend', left: 'center', top: 0}, legend: {top: 0, left: 'center'},
+  xAxis: {type: 'category', data: ['a', 'b']}, yAxis: {},
+  series: [{name: 'first series', type: 'bar', data: [1, 2]}, {name: 'second series', type: 'bar', data: [2, 1]}]});</script>`
+
 func selfTest(o options) error {
 	good, err := demoPage()
 	if err != nil {
@@ -59,6 +66,11 @@ func selfTest(o options) error {
 	}
 	// The empty-chart page has no chart from the charts package, so no library: add it.
 	empty = bytes.Replace(empty, []byte("</head>"), []byte(string(charts.LibraryHTML())+"</head>"), 1)
+	overlap, err := charts.NewPage("chartcheck self-test: legend on the title").HTML(template.HTML(overlapChart)).Bytes()
+	if err != nil {
+		return err
+	}
+	overlap = bytes.Replace(overlap, []byte("</head>"), []byte(string(charts.LibraryHTML())+"</head>"), 1)
 
 	dir, err := os.MkdirTemp("", "chartcheck-selftest-")
 	if err != nil {
@@ -73,6 +85,7 @@ func selfTest(o options) error {
 		{"good.html", good, true},
 		{"blank-no-library.html", noLib, false},
 		{"blank-empty-chart.html", empty, false},
+		{"overlap-legend-title.html", overlap, false},
 	}
 	for _, c := range cases {
 		path := filepath.Join(dir, c.name)

@@ -7,6 +7,7 @@ import (
 	"github.com/janpfeifer/gonb/gonbui"
 
 	"github.com/dashlab/dashlab/charts"
+	"github.com/dashlab/dashlab/dash/unit"
 )
 
 // The display helpers every notebook uses, instead of a preamble of its own. Each sends
@@ -39,7 +40,27 @@ func MD(text string) { displayMarkdown(text) }
 
 // MDf displays Markdown written from computed values: fmt.Sprintf's format and args.
 // Pass a computed note as an argument (MDf("%s", note)) or to MD, never as the format.
-func MDf(format string, args ...any) { displayMarkdown(fmt.Sprintf(format, args...)) }
+// A unit.Duration printed with %v or %s reads as charts.Dur writes it ("14.79 ms", not
+// "14.7916ms").
+func MDf(format string, args ...any) {
+	for i, a := range args {
+		if d, ok := a.(unit.Duration); ok {
+			args[i] = readableDuration(d)
+		}
+	}
+	displayMarkdown(fmt.Sprintf(format, args...))
+}
+
+// readableDuration prints as charts.Dur for %v and %s, as a unit.Duration otherwise.
+type readableDuration unit.Duration
+
+func (d readableDuration) Format(f fmt.State, verb rune) {
+	if verb == 'v' || verb == 's' {
+		fmt.Fprint(f, charts.Dur(unit.Duration(d)))
+		return
+	}
+	fmt.Fprintf(f, fmt.FormatString(f, verb), unit.Duration(d))
+}
 
 // displayMarkdown sends Markdown to the notebook (a variable, so that the tests can
 // read what MD and MDf display).
