@@ -15,7 +15,7 @@ func TestInject(t *testing.T) {
 	if i, j := strings.Index(out, "DASHLAB_CHARTCHECK_BEGIN"), strings.LastIndex(out, "</BODY>"); i < 0 || i > j {
 		t.Errorf("body probe not before the last </body>")
 	}
-	if !strings.Contains(out, "r.painted<500") || !strings.Contains(out, "setTimeout(check,2500)") {
+	if !strings.Contains(out, "r.painted<500") || !strings.Contains(out, "var d=2500;") {
 		t.Error("thresholds not filled in")
 	}
 	// A fragment without head or body still gets both probes.
