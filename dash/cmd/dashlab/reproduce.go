@@ -88,7 +88,11 @@ func runReproduce(args []string, _ io.Reader, stdout, stderr io.Writer) error {
 				pass = map[bool]string{true: "PASS", false: "FAIL"}[*r.Pass]
 			}
 		}
-		t.add(r.ID, r.Unit, num(r.Paper), sim, dev, "±"+num(r.Tolerance), pass)
+		tol := "±" + num(r.Tolerance)
+		if r.AtMost != nil { // a bound: any value up to it passes, the paper's is a reference
+			tol, dev = "<="+num(*r.AtMost), "(bound)"
+		}
+		t.add(r.ID, r.Unit, num(r.Paper), sim, dev, tol, pass)
 	}
 	t.write(stdout)
 	simulated, passed, pending := rep.Summary()
