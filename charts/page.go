@@ -122,11 +122,12 @@ var pageTemplate = template.Must(template.New("page").Parse(`<!DOCTYPE html>
 <meta name="color-scheme" content="light">
 <title>{{.Title}}</title>
 <style>
-body { margin: 0 auto; max-width: 1100px; padding: 16px 24px 48px; background: #ffffff; color: #202124;
+body { margin: 0 auto; max-width: 1200px; padding: 16px 24px 48px; background: #ffffff; color: #202124;
   font-family: -apple-system, "Segoe UI", Helvetica, Arial, sans-serif; font-size: 15px; line-height: 1.5; }
 h1 { font-size: 26px; margin: 8px 0 4px; } h2 { font-size: 20px; margin: 32px 0 8px; border-bottom: 1px solid #dadce0; }
 nav ul { padding-left: 20px; } a { color: #1a73e8; }
-.dashlab-chart { margin: 12px 0; max-width: 100%; }
+.dashlab-chart { max-width: 100%; }
+.dashlab-paper-table { width: 100%; } .dashlab-paper-table td:last-child { min-width: 260px; }
 footer { margin-top: 40px; color: #5f6368; font-size: 12px; }
 </style>
 {{if .Library}}{{.Library}}{{end}}
