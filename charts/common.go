@@ -75,6 +75,15 @@ func (styleVisitor) VisitYAxis(axes []opts.YAxis) interface{} {
 	return out
 }
 
+// VisitTitleOpt gives a subtitle of several lines ("\n") a line height: ECharts
+// otherwise draws its lines over each other.
+func (styleVisitor) VisitTitleOpt(t opts.Title) interface{} {
+	return struct {
+		opts.Title
+		SubtextStyle map[string]interface{} `json:"subtextStyle"`
+	}{t, map[string]interface{}{"color": "#555", "lineHeight": 16}}
+}
+
 // VisitXAxis gives category labels an explicit line height: ECharts otherwise draws the
 // lines of a two-line label ("Qwen3\nB=64") almost on top of each other.
 func (styleVisitor) VisitXAxis(axes []opts.XAxis) interface{} {

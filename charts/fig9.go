@@ -117,6 +117,10 @@ func (ix fig9Index) get(model, system string, batch, prompt, output int) (summar
 	return p, true, nil
 }
 
+// axisModelName is ShortModelName without spaces ("Llama4"), for the crowded category
+// axes of Fig. 9, where "Llama 4" ran into its neighbours at 1280 px.
+func axisModelName(id string) string { return strings.ReplaceAll(ShortModelName(id), " ", "") }
+
 // LengthLabel writes a sequence length the paper's way: 512, 1K, 4K, 20K.
 func LengthLabel(n int) string {
 	if n >= 1024 && n%1024 == 0 {
@@ -340,7 +344,7 @@ func Fig9a(sum summary.Fig9) (Figure, error) {
 		extra:    extra,
 		caption: "Five models at B = 1, 4, 16, 64 with 1K prompt and 128 output tokens, on the paper's four configurations. " +
 			"Throughput is the decode-phase rate B x (L_out - 1) / (E2E - TTFT).",
-	}, func(c fig9Case) string { return ShortModelName(c.model) + "\nB=" + fmt.Sprint(c.batch) })
+	}, func(c fig9Case) string { return axisModelName(c.model) + "\nB=" + fmt.Sprint(c.batch) })
 }
 
 // Fig9b draws the paper's Fig. 9(b) from the harness's summary of the B = 1
@@ -379,6 +383,6 @@ func Fig9b(sum summary.Fig9) (Figure, error) {
 		caption:  "B = 1 with short (512/16), prefill-dominant (4K/16), decode-heavy (512/20K) and long (20K/20K) prompt/output lengths.",
 		notes:    notes,
 	}, func(c fig9Case) string {
-		return ShortModelName(c.model) + "\n" + LengthLabel(c.prompt) + "/" + LengthLabel(c.output)
+		return axisModelName(c.model) + "\n" + LengthLabel(c.prompt) + "/" + LengthLabel(c.output)
 	})
 }

@@ -75,7 +75,7 @@ func TestFig9aMatchesTheEngine(t *testing.T) {
 		t.Errorf("Fig9a charts: %d", len(f.Charts))
 	}
 	mustContain(t, s, `id="fig9a_throughput"`, `id="fig9a_e2e"`, `id="fig9a_speedup"`, `id="fig9a_reduction"`,
-		"does not fit", "paper geomean vs RelayOnly: 1.90×", "Llama 4\\nB=64", "Compact-DASH")
+		"does not fit", "paper geomean vs RelayOnly: 1.90×", "Llama4\\nB=64", "Compact-DASH")
 	checked := 0
 	for _, r := range f.Rows {
 		for _, e := range rep.Rows {
