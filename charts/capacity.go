@@ -359,7 +359,7 @@ func inventoryBar(c Common, names []string, gbs []float64, totalGB float64) (*ec
 			share = "< 0.01 %"
 		}
 		data[k] = opts.BarData{Value: gbs[i], Label: &opts.Label{Show: opts.Bool(true), Position: "right", Color: "#333",
-			Formatter: strings.ReplaceAll(unit.Bytes(math.Round(gbs[i]*1e9)).String()+" ("+share+")", "{", "(")}}
+			Formatter: decimalBytes(gbs[i]*1e9) + " (" + share + ")"}}
 	}
 	bar := ec.NewBar()
 	bar.SetGlobalOptions(commonGlobal(c, "item")...)
@@ -369,7 +369,20 @@ func inventoryBar(c Common, names []string, gbs []float64, totalGB float64) (*ec
 		ec.WithYAxisOpts(opts.YAxis{Type: "category", Data: cats}),
 	)
 	setGrid(&bar.RectChart, func(g *opts.Grid) { g.Right, g.Bottom = "150", "50" })
-	bar.XYReversal()
 	bar.AddSeries("Bytes", data, ec.WithItemStyleOpts(opts.ItemStyle{Color: Palette[0]}))
 	return bar, nil
+}
+
+// decimalBytes writes a byte count with three significant digits in decimal units
+// ("72.5 GB", "786 MB", "6.14 kB"), one style for every bar of a chart.
+func decimalBytes(b float64) string {
+	for _, u := range []struct {
+		size float64
+		name string
+	}{{1e12, "TB"}, {1e9, "GB"}, {1e6, "MB"}, {1e3, "kB"}} {
+		if b >= u.size {
+			return strconv.FormatFloat(roundSig(b/u.size, 3), 'f', -1, 64) + " " + u.name
+		}
+	}
+	return strconv.FormatFloat(b, 'f', 0, 64) + " B"
 }
