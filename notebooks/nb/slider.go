@@ -12,6 +12,7 @@ import (
 
 	"github.com/janpfeifer/gonb/gonbui"
 	"github.com/janpfeifer/gonb/gonbui/comms"
+	"github.com/janpfeifer/gonb/gonbui/dom"
 	"github.com/janpfeifer/gonb/gonbui/widgets"
 )
 
@@ -24,8 +25,9 @@ type Control interface {
 	Pos() int
 	// SetPos moves the control (clamped to its positions).
 	SetPos(int)
-	// Label is the current value as text ("3 µs").
+	// Label is the current value as text ("3 µs"); LabelAt the value at position i.
 	Label() string
+	LabelAt(i int) string
 }
 
 // Choice is a Control over a list of values of one type (durations, page sizes, link
@@ -64,7 +66,12 @@ func (c *Choice[T]) SetPos(i int) { c.pos = min(max(i, 0), len(c.values)-1) }
 func (c *Choice[T]) Value() T { return c.values[c.pos] }
 
 // Label is the current value as text.
-func (c *Choice[T]) Label() string { return fmt.Sprint(c.values[c.pos]) }
+func (c *Choice[T]) Label() string { return c.LabelAt(c.pos) }
+
+// LabelAt is the value at position i (clamped) as text.
+func (c *Choice[T]) LabelAt(i int) string {
+	return fmt.Sprint(c.values[min(max(i, 0), len(c.values)-1)])
+}
 
 // Values are the positions' values, in order.
 func (c *Choice[T]) Values() []T { return slices.Clone(c.values) }
@@ -101,15 +108,20 @@ var SliderIdle = 15 * time.Minute
 // first drawing and is shown in place of the chart afterwards.
 func Redraw(id string, draw func() (template.HTML, error), controls ...Control) {
 	block := "dashlab_redraw_" + id + "_" + gonbui.UniqueID() // a new block each run of the cell
+	on, known := Interactive()
+	live := on || !known
+	panel := block + "_sliders"
+	if live { // the sliders go above the chart (a tall chart would push them out of view)
+		gonbui.DisplayHTML(fmt.Sprintf(`<div id="%s" style="max-width:900px"></div>`, panel))
+	}
 	first, err := draw()
 	Must(0, err)
 	updateHTML(block, string(frame(first, controls)))
-	on, known := Interactive()
-	if known && !on {
+	if !live {
 		Note(controlsNote(controls, "the notebook's values; in a live Jupyter session sliders redraw this chart"))
 		return
 	}
-	moved, ok := sliders(block, controls, known)
+	moved, ok := sliders(panel, controls, known)
 	if !ok {
 		Note(controlsNote(controls, "no live front-end answered: the notebook's values are shown"))
 		return
@@ -133,15 +145,17 @@ func Redraw(id string, draw func() (template.HTML, error), controls ...Control) 
 // move is one slider's new position.
 type move struct{ i, pos int }
 
-// sliders shows one GoNB slider per control and returns their moves; ok is false when
-// the front-end did not answer within ProbeTimeout (probe: DASHLAB_INTERACTIVE unset).
-func sliders(block string, controls []Control, known bool) (<-chan move, bool) {
+// sliders shows one GoNB slider per control in the element panel and returns their
+// moves; ok is false when the front-end did not answer within ProbeTimeout (probe:
+// DASHLAB_INTERACTIVE unset).
+func sliders(panel string, controls []Control, known bool) (<-chan move, bool) {
 	moved := make(chan move, 16)
 	ready := make(chan struct{})
 	go func() {
 		for i, c := range controls {
-			gonbui.DisplayHTML(fmt.Sprintf(`<div style="font-family:sans-serif;font-size:13px;margin-top:6px">%s</div>`, html.EscapeString(c.Name())))
-			s := widgets.Slider(0, c.Len()-1, c.Pos()).Done() // waits for the front-end's first answer
+			dom.Append(panel, fmt.Sprintf(`<div style="font-family:sans-serif;font-size:13px;margin-top:6px">%s (%s … %s)</div>`,
+				html.EscapeString(c.Name()), html.EscapeString(c.LabelAt(0)), html.EscapeString(c.LabelAt(c.Len()-1))))
+			s := widgets.Slider(0, c.Len()-1, c.Pos()).AppendTo(panel).Done() // waits for the front-end's first answer
 			l := s.Listen().LatestOnly()
 			go forward(l, i, moved)
 		}
