@@ -48,3 +48,13 @@ func (l *Layout) UnmarshalYAML(n *yaml.Node) error {
 	*l = Layout(s)
 	return nil
 }
+
+// UnmarshalText refuses an unknown layout when decoding JSON (or any text form),
+// as UnmarshalYAML does for YAML.
+func (l *Layout) UnmarshalText(b []byte) error {
+	if !Layout(b).Valid() {
+		return fmt.Errorf("layout %q: want one of %v", b, Layouts())
+	}
+	*l = Layout(b)
+	return nil
+}

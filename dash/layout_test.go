@@ -1,6 +1,7 @@
 package dash
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 )
@@ -12,6 +13,16 @@ func TestLayoutIsValidatedAtDecode(t *testing.T) {
 	}
 	err := DecodeStrictBytes([]byte("layout: fp16\n"), "bad.yaml", &c)
 	if err == nil || !strings.Contains(err.Error(), `"fp16"`) || !strings.Contains(err.Error(), "bf16") {
+		t.Errorf("unknown layout: %v", err)
+	}
+}
+
+func TestLayoutIsValidatedAtJSONDecode(t *testing.T) {
+	var c struct{ Layout Layout }
+	if err := json.Unmarshal([]byte(`{"Layout": "int8-mixed"}`), &c); err != nil || c.Layout != LayoutINT8Mixed {
+		t.Fatalf("int8-mixed: %v, %q", err, c.Layout)
+	}
+	if err := json.Unmarshal([]byte(`{"Layout": "fp16"}`), &c); err == nil || !strings.Contains(err.Error(), `"fp16"`) {
 		t.Errorf("unknown layout: %v", err)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/dashlab/dashlab/dash"
 	"github.com/dashlab/dashlab/reference"
 )
 
@@ -13,25 +14,25 @@ func init() {
 
 // modelJSON is one catalogue row of `dashlab models --format json`.
 type modelJSON struct {
-	ID                      string  `json:"id"`
-	Name                    string  `json:"name"`
-	Attention               string  `json:"attention"`
-	Layers                  int     `json:"layers"`
-	MoELayers               int     `json:"moe_layers"`
-	RoutedExperts           int     `json:"routed_experts"`
-	SharedExperts           int     `json:"shared_experts"`
-	TopK                    int     `json:"top_k"`
-	Router                  string  `json:"router"`
-	Checkpoint              string  `json:"checkpoint"`
-	ParamsB                 float64 `json:"params_b"`
-	ActiveParamsB           float64 `json:"active_params_b"`
-	WeightsGB               float64 `json:"weights_gb"`
-	ExpertSharePct          float64 `json:"expert_share_pct"`
-	BytesPerExpert          int64   `json:"bytes_per_expert"`
-	KVBytesPerTokenPerLayer int64   `json:"kv_bytes_per_token_per_layer"`
-	KVBytesPerToken         int64   `json:"kv_bytes_per_token"`
-	MaxContext              int     `json:"max_context"`
-	LookaheadEligible       bool    `json:"lookahead_eligible"`
+	ID                      string      `json:"id"`
+	Name                    string      `json:"name"`
+	Attention               string      `json:"attention"`
+	Layers                  int         `json:"layers"`
+	MoELayers               int         `json:"moe_layers"`
+	RoutedExperts           int         `json:"routed_experts"`
+	SharedExperts           int         `json:"shared_experts"`
+	TopK                    int         `json:"top_k"`
+	Router                  string      `json:"router"`
+	Checkpoint              dash.Layout `json:"checkpoint"`
+	ParamsB                 float64     `json:"params_b"`
+	ActiveParamsB           float64     `json:"active_params_b"`
+	WeightsGB               float64     `json:"weights_gb"`
+	ExpertSharePct          float64     `json:"expert_share_pct"`
+	BytesPerExpert          int64       `json:"bytes_per_expert"`
+	KVBytesPerTokenPerLayer int64       `json:"kv_bytes_per_token_per_layer"`
+	KVBytesPerToken         int64       `json:"kv_bytes_per_token"`
+	MaxContext              int         `json:"max_context"`
+	LookaheadEligible       bool        `json:"lookahead_eligible"`
 }
 
 func runModels(args []string, _ io.Reader, stdout, stderr io.Writer) error {
@@ -66,7 +67,7 @@ func runModels(args []string, _ io.Reader, stdout, stderr io.Writer) error {
 		rows = append(rows, modelJSON{
 			ID: m.ID, Name: m.Name, Attention: m.Attention.Kind, Layers: m.NumLayers, MoELayers: f.MoELayers,
 			RoutedExperts: m.FFN.RoutedExperts, SharedExperts: m.FFN.SharedExperts, TopK: m.FFN.TopK,
-			Router: router, Checkpoint: string(m.Checkpoint.Layout),
+			Router: router, Checkpoint: m.Checkpoint.Layout,
 			ParamsB: float64(f.Params) / 1e9, ActiveParamsB: float64(f.ActiveParams) / 1e9,
 			WeightsGB: f.Bytes.GB(), ExpertSharePct: f.ExpertSharePct, BytesPerExpert: int64(f.BytesPerExpert),
 			KVBytesPerTokenPerLayer: int64(f.KVBytesPerTokenPerLayer),
@@ -84,7 +85,7 @@ func runModels(args []string, _ io.Reader, stdout, stderr io.Writer) error {
 	t.add("id", "attn", "layers(moe)", "experts/top-k", "router", "checkpoint", "params", "active", "weights", "expert%", "bytes/expert", "KV B/token/layer")
 	for _, r := range rows {
 		t.add(r.ID, r.Attention, fmt.Sprintf("%d(%d)", r.Layers, r.MoELayers),
-			fmt.Sprintf("%d+%d/%d", r.RoutedExperts, r.SharedExperts, r.TopK), r.Router, r.Checkpoint,
+			fmt.Sprintf("%d+%d/%d", r.RoutedExperts, r.SharedExperts, r.TopK), r.Router, string(r.Checkpoint),
 			fmt.Sprintf("%.2fB", r.ParamsB), fmt.Sprintf("%.2fB", r.ActiveParamsB),
 			fmt.Sprintf("%.2f GB", r.WeightsGB), fmt.Sprintf("%.2f", r.ExpertSharePct),
 			fmt.Sprintf("%.2f MB", float64(r.BytesPerExpert)/1e6), fmt.Sprint(r.KVBytesPerTokenPerLayer))
