@@ -96,13 +96,6 @@ func (r Route) WritesHBF() bool {
 	return r == RouteDirectWrite || r == RouteRelayWrite || r == RouteWriteback
 }
 
-// routeHBM and routeDirectWrite keep jump.go's spelling until its state-walk
-// rewrite lands; new code uses the exported names.
-const (
-	routeHBM         = RouteHBM
-	routeDirectWrite = RouteDirectWrite
-)
-
 // enumNames is the text form of a small enum: value i is names[i].
 type enumNames struct {
 	kind  string // what the enum is, for errors ("route")
