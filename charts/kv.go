@@ -15,8 +15,10 @@ import (
 // KVSplit draws where the KV cache lives against generated tokens (§VI-F's
 // asymmetric placement): HBM (decode KV up to the budget) and HBF (the
 // prompt's KV and the written-back waves), with the paper's final split as
-// reference lines.
-func KVSplit(id string, traj []sim.KVPoint) (Chart, error) {
+// reference lines. The subtitle names the run's model and workload (c) and,
+// on a line of its own, how it differs from the paper's Fig. 12 run (w, from
+// reproduce.Fig12Changes; empty for the paper's).
+func KVSplit(id string, c summary.Case, w summary.WhatIf, traj []sim.KVPoint) (Chart, error) {
 	if len(traj) == 0 {
 		return nil, errors.New("charts: KVSplit: no KV trajectory")
 	}
@@ -34,7 +36,7 @@ func KVSplit(id string, traj []sim.KVPoint) (Chart, error) {
 		}
 	}
 	return Lines(LineSpec{
-		Common: Common{ID: id, Title: "KV cache placement over the decode", Subtitle: "Llama 4 Maverick, B/L_in/L_out = 1/4K/1M on DASH", Height: "420px"},
+		Common: Common{ID: id, Title: "KV cache placement over the decode", Subtitle: WhatIfSubtitle(CaseLabel(c), w), Height: "420px"},
 		XName:  "Generated tokens", YName: "KV cache (GB)",
 		Series:   []XYSeries{{Name: "HBM (decode KV)", Points: hbm}, {Name: "HBF (prompt + written back)", Points: hbf}, {Name: "Total", Points: total}},
 		RefLines: refs,
@@ -103,18 +105,19 @@ func Fig12(r *summary.Fig12Result) (Figure, error) {
 		return Figure{}, err
 	}
 	fig.Charts = append(fig.Charts, c)
-	if len(r.KV) > 0 {
-		c, err := KVSplit("fig12_kv", r.KV)
-		if err != nil {
-			return Figure{}, err
-		}
-		fig.Charts = append(fig.Charts, c)
-	}
 	nom, ok := r.Nominal[dash.ReadingPaper]
 	if !ok {
 		for _, v := range r.Nominal {
 			nom = v
 		}
+	}
+	if len(r.KV) > 0 {
+		on := summary.Case{Model: nom.Model, System: nom.System, Batch: nom.Batch, Prompt: nom.Prompt, Output: nom.Output}
+		c, err := KVSplit("fig12_kv", on, nil, r.KV)
+		if err != nil {
+			return Figure{}, err
+		}
+		fig.Charts = append(fig.Charts, c)
 	}
 	for _, x := range []struct {
 		id, metric string

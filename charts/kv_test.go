@@ -42,7 +42,7 @@ func TestKVCharts(t *testing.T) {
 	if err != nil || c == nil {
 		t.Fatal(err)
 	}
-	if _, err := KVSplit("kv", nil); err == nil {
+	if _, err := KVSplit("kv", summary.Case{}, nil, nil); err == nil {
 		t.Error("KVSplit of nothing drew")
 	}
 }

@@ -79,8 +79,8 @@ func Fig11(pairs []summary.LookaheadPair) (Figure, error) {
 	}
 	bars, err := GroupedBar(BarSpec{
 		Common: Common{ID: "fig11_bars", Title: "Fig. 11: lookahead expert execution",
-			Subtitle: WhatIfSubtitle(fmt.Sprintf("reduction over conventional selection on %s, B/L_in/L_out = %d/%s/%d; ticks: the paper",
-				SystemName(pairs[0].Conventional.System), pairs[0].Conventional.Batch, LengthLabel(pairs[0].Conventional.Prompt), pairs[0].Conventional.Output), w), Height: "440px"},
+			Subtitle: WhatIfSubtitle("reduction over conventional selection, "+WorkloadLabel(pairs[0].Conventional.System, pairs[0].Conventional.Batch,
+				pairs[0].Conventional.Prompt, pairs[0].Conventional.Output)+"; ticks: the paper", w), Height: "440px"},
 		XName: "Model and HBF read latency", YName: "Reduction (%)", Categories: cats,
 		Series: []Series{{Name: "E2E latency", Values: e2e}, {Name: "TPOT", Values: tpot}},
 		Paper:  []Series{{Name: "E2E latency", Values: pe2e}, {Name: "TPOT", Values: ptpot}},

@@ -24,9 +24,7 @@ func ResultTable(caption string, results []NamedResult) template.HTML {
 	if len(results) == 0 {
 		return HTMLTable(caption, nil, nil)
 	}
-	if w := namedWhatIf(results); w.Any() {
-		caption = strings.TrimSpace(caption + " (" + w.String() + ")")
-	}
+	caption = WhatIfTitle(caption, namedWhatIf(results))
 	same := true
 	f := results[0].Result
 	for _, nr := range results {

@@ -1,6 +1,10 @@
 package charts
 
-import "github.com/dashlab/dashlab/reference/summary"
+import (
+	"strings"
+
+	"github.com/dashlab/dashlab/reference/summary"
+)
 
 // What-if labelling. A figure drawn from an experiment that is not the paper's (a
 // summary whose WhatIf lists changes: a faster link, other batch sizes, ...) says so in
@@ -18,6 +22,16 @@ func WhatIfSubtitle(sub string, w summary.WhatIf) string {
 		return w.String()
 	}
 	return sub + "\n" + w.String()
+}
+
+// WhatIfTitle returns a table title with the what-if in parentheses after it
+// ("... (what-if: link 1.6 -> 0.8 TB/s)"); title unchanged for the paper's
+// experiment.
+func WhatIfTitle(title string, w summary.WhatIf) string {
+	if !w.Any() {
+		return title
+	}
+	return strings.TrimSpace(title + " (" + w.String() + ")")
 }
 
 // WhatIfCaption returns a figure caption that opens with the what-if; caption

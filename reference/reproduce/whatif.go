@@ -145,9 +145,12 @@ func listLabel(ids []string) string {
 	return fmt.Sprint(len(ids))
 }
 
-// lengthsLabel writes L_in/L_out the paper's way: 1K/128, 20K/20K.
+// lengthsLabel writes L_in/L_out the paper's way: 1K/128, 20K/20K, 4K/1M.
 func lengthsLabel(prompt, output int) string {
 	k := func(n int) string {
+		if n >= 1_000_000 && n%1_000_000 == 0 {
+			return fmt.Sprintf("%dM", n/1_000_000)
+		}
 		if n >= 1024 && n%1024 == 0 {
 			return fmt.Sprintf("%dK", n/1024)
 		}
@@ -169,6 +172,25 @@ func fig11Design(setup LookaheadSetup, system string, batch, prompt, output int)
 	}
 	if setup.Reading != dash.ReadingPaper {
 		w = w.Add(dash.Change{Field: "reading", From: dash.ReadingPaper.String(), To: setup.Reading.String()})
+	}
+	return w
+}
+
+// Fig12Changes lists how a run differs from the paper's Fig. 12 run, Llama 4
+// Maverick at B/L_in/L_out = 1/4K/1M on DASH: the case's changes
+// (CaseChanges) and its model, system and workload against the study's (both
+// readings of t_R are the study's).
+func Fig12Changes(c Case, exp dash.Experiment) summary.WhatIf {
+	w := CaseChanges(c, exp)
+	if c.Model != Fig12Model {
+		w = w.Add(dash.Change{Field: "model", From: Fig12Model, To: c.Model})
+	}
+	if c.System != "dash" {
+		w = w.Add(dash.Change{Field: "system", From: "dash", To: c.System})
+	}
+	p := Fig12Workload
+	if c.Batch != 1 || c.Prompt != p.Prompt || c.Output != p.Output {
+		w = w.Add(dash.Change{Field: "B/L_in/L_out", From: "1/" + lengthsLabel(p.Prompt, p.Output), To: fmt.Sprint(c.Batch) + "/" + lengthsLabel(c.Prompt, c.Output)})
 	}
 	return w
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/dashlab/dashlab/charts"
 	"github.com/dashlab/dashlab/dash"
+	"github.com/dashlab/dashlab/dash/sim"
 	"github.com/dashlab/dashlab/dash/unit"
 )
 
@@ -144,6 +145,41 @@ func TestFig11WhatIf(t *testing.T) {
 	for _, want := range []string{"system dash -> relay-only", "reading paper -> physical"} {
 		if !strings.Contains(other[0].WhatIf.String(), want) {
 			t.Errorf("%q does not say %q", other[0].WhatIf, want)
+		}
+	}
+}
+
+// The KV split of the paper's Fig. 12 run is no what-if and names its run; a shorter
+// decode and a slower link are named on the chart's what-if line.
+func TestFig12Changes(t *testing.T) {
+	paper := Case{Model: Fig12Model, System: "dash", Batch: 1, Prompt: Fig12Workload.Prompt, Output: Fig12Workload.Output}
+	exp, err := Build(paper)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if w := Fig12Changes(paper, exp); w.Any() {
+		t.Errorf("the paper's run: %v", w)
+	}
+	other := paper
+	other.Output, other.Modify = 262_144, halfLinks
+	if exp, err = Build(other); err != nil {
+		t.Fatal(err)
+	}
+	w := Fig12Changes(other, exp)
+	if got := w.String(); got != "what-if: link 1.6 -> 0.8 TB/s, B/L_in/L_out 1/4K/1M -> 1/4K/256K" {
+		t.Errorf("what-if %q", got)
+	}
+	c, err := charts.KVSplit("kv", other, w, []sim.KVPoint{{Generated: 0}, {Generated: 10, HBM: unit.GB}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, err := charts.Render(c, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"B/L_in/L_out = 1/4K/256K on DASH", "Llama", "what-if: link 1.6", "0.8 TB/s"} {
+		if !strings.Contains(string(h), want) {
+			t.Errorf("KV chart does not say %q", want)
 		}
 	}
 }
