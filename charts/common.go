@@ -127,7 +127,7 @@ func commonGlobal(c Common, trigger string) []ec.GlobalOpts {
 		ec.WithTooltipOpts(opts.Tooltip{Show: opts.Bool(true), Trigger: trigger}),
 		ec.WithToolboxOpts(opts.Toolbox{Show: opts.Bool(true), Right: "20",
 			Feature: &opts.ToolBoxFeature{SaveAsImage: &opts.ToolBoxFeatureSaveAsImage{Show: opts.Bool(true), Title: "Save as PNG"}}}),
-		ec.WithGridOpts(opts.Grid{Top: "85", Bottom: "75", Left: "30", Right: "40", ContainLabel: opts.Bool(true)}),
+		ec.WithGridOpts(opts.Grid{Top: gridTop(c.Subtitle), Bottom: "75", Left: "30", Right: "40", ContainLabel: opts.Bool(true)}),
 	}
 }
 

@@ -1,6 +1,7 @@
 package charts
 
 import (
+	"fmt"
 	"strings"
 
 	"github.com/dashlab/dashlab/reference/summary"
@@ -22,6 +23,13 @@ func WhatIfSubtitle(sub string, w summary.WhatIf) string {
 		return w.String()
 	}
 	return sub + "\n" + w.String()
+}
+
+// gridTop is the plot's top margin in pixels: 85 under a title and a one-line
+// subtitle, 16 more (a subtitle line) for each further line, such as the what-if
+// line of WhatIfSubtitle, so that the subtitle clears the y axis's name.
+func gridTop(subtitle string) string {
+	return fmt.Sprint(85 + 16*strings.Count(subtitle, "\n"))
 }
 
 // WhatIfTitle returns a table title with the what-if in parentheses after it
