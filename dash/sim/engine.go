@@ -107,6 +107,7 @@ type engine struct {
 	st            stats
 	trace         *traceRec
 	cut           shortcuts  // exact shortcuts (jump.go)
+	epoch         uint64     // structural changes so far (see changed)
 	active        []int32    // unfinished streams, in creation order
 	maxOp         int        // highest operator index with streams or prefetches
 	gpuStaged     unit.Bytes // bytes held in the GPU staging buffer
@@ -132,6 +133,11 @@ func newEngine(c config) *engine {
 	return e
 }
 
+// changed records a structural change (an operator starting or ending, a
+// stream issued or finishing): the state no longer repeats the one before
+// it, which the shortcuts (jump.go) need to know.
+func (e *engine) changed() { e.epoch++ }
+
 // newHBFStack is an idle HBF stack: every SRAM slot free.
 func newHBFStack(c *config) hbfStack {
 	return hbfStack{slotsFree: c.hbfSlots, relayFree: c.relaySlots}
@@ -152,7 +158,7 @@ func (e *engine) xfer(b unit.Bytes, r unit.BytesPerSecond) Time { return unit.Tr
 
 // newStream registers a stream and returns its index.
 func (e *engine) newStream(r Route, stack int, consumer int, total unit.Bytes) int32 {
-	e.cut.changed()
+	e.changed()
 	op := consumer
 	if op < 0 {
 		op = e.pc // writes are issued by the running operator
@@ -638,7 +644,7 @@ func (e *engine) deliver(id int32, b unit.Bytes) {
 		return
 	}
 	st.finished = true
-	e.cut.changed()
+	e.changed()
 	if k := slices.Index(e.active, id); k >= 0 {
 		e.active = slices.Delete(e.active, k, k+1)
 	}

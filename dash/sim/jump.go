@@ -36,9 +36,6 @@ import (
 // shortcut advances the engine's state through its walk (walk.go). Whether
 // one is taken never changes a result, only how long the simulation takes.
 type shortcuts interface {
-	// changed records a structural change (an operator starting or ending,
-	// a stream issued or finishing).
-	changed()
 	// delivered follows the delivery of a chunk of stream id to the GPU.
 	delivered(id int32)
 	// opStarted follows the start of operator i of the pass (0: a new pass).
@@ -52,7 +49,6 @@ type shortcuts interface {
 // noShortcuts simulates event by event (Options.NoJump).
 type noShortcuts struct{}
 
-func (noShortcuts) changed()        {}
 func (noShortcuts) delivered(int32) {}
 func (noShortcuts) opStarted(int)   {}
 func (noShortcuts) passEnded()      {}
@@ -81,8 +77,7 @@ type jumper struct {
 	k      keyer
 	byHash map[uint64]int
 	snaps  []snapshot
-	epoch  uint64 // structural changes seen
-	at     uint64 // epoch of the stored snapshots
+	at     uint64 // the engine's epoch (structural changes) of the stored snapshots
 	seen   int    // deliveries in the current epoch
 	jumps  int64
 	// Backoff: after failed epochs (no repeat within maxSnapshots), only one
@@ -115,8 +110,6 @@ type layerSnap struct {
 
 const maxSnapshots = 16
 
-func (j *jumper) changed() { j.epoch++ }
-
 func (j *jumper) report(p *Perf) {
 	p.Jumps = j.jumps
 	p.SkippedLayers = j.layers
@@ -144,14 +137,14 @@ func (j *jumper) delivered(id int32) {
 	if ref != id {
 		return
 	}
-	if j.at != j.epoch {
+	if j.at != e.epoch {
 		if len(j.snaps) >= maxSnapshots { // the previous epoch searched in vain
 			j.failed++
 			j.skip = min(64, 1<<min(j.failed, 6))
 		}
 		clear(j.byHash)
 		j.snaps = j.snaps[:0]
-		j.at, j.seen = j.epoch, 0
+		j.at, j.seen = e.epoch, 0
 		j.skipped++
 	}
 	if j.skip > 0 && j.skipped%j.skip != 0 {
@@ -170,7 +163,7 @@ func (j *jumper) delivered(id int32) {
 			j.failed, j.skip = 0, 0
 			e.advanceBy(advance{dt: periods(m, e.now-prev.t), counters: counterKinds, m: m, from: prev.counters, to: j.k.cnt})
 			j.jumps++
-			j.changed()
+			e.changed()
 			return
 		}
 	}
@@ -300,7 +293,7 @@ func (j *jumper) skipLayers(m, period, opsPer int, d Time, before, after []int64
 		e.ops[k] = opState{}
 	}
 	j.layers += int64(m * period)
-	j.changed()
+	e.changed()
 }
 
 // tailOutcome is how a pass ended after its last layer: the operators after
@@ -332,7 +325,7 @@ func (j *jumper) atTail() {
 	j.tkey = binary.AppendUvarint(j.tkey[:0], e.pass.tailSig)
 	j.tkey = append(j.tkey, j.k.b...)
 	if o, ok := j.tails[string(j.tkey)]; ok {
-		e.advanceBy(advance{dt: o.d, counters: statKinds, m: 1, to: o.delta})
+		e.addPass(o.d, o.delta)
 		e.idle()
 		e.pc = len(e.ops)
 		e.passEnded = true

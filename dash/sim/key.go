@@ -27,16 +27,16 @@ type keyer struct {
 	rem   []int // within a pass: the indices in cnt of the remaining counters
 }
 
-// put appends v to the key, 8 bytes little-endian. It writes into the
-// spare capacity and reslices k.b in place, which needs no write barrier;
-// it grows k.b only when full.
+// put appends v to the key as a zigzag varint (binary.AppendVarint's
+// encoding). A one-byte value, the common case, is written in place (a
+// reslice of k.b, which needs no write barrier).
 func (k *keyer) put(v int64) {
-	n := len(k.b)
-	if cap(k.b)-n < 8 {
-		k.grow()
+	if n := len(k.b); uint64(v+64) < 128 && n < cap(k.b) {
+		k.b = k.b[:n+1]
+		k.b[n] = byte(v<<1) ^ byte(v>>63)
+		return
 	}
-	binary.LittleEndian.PutUint64(k.b[n:n+8], uint64(v))
-	k.b = k.b[:n+8]
+	k.b = binary.AppendVarint(k.b, v)
 }
 
 func (k *keyer) grow() { k.b = slices.Grow(k.b, 1024) }
@@ -51,6 +51,7 @@ func (k *keyer) count(v int64) {
 	k.cnt[n] = v
 }
 
+func (k *keyer) uses() kinds             { return allKinds }
 func (k *keyer) plain(v int64) int64     { k.put(v); return v }
 func (k *keyer) instant(v int64) int64   { k.put(max(0, v-k.now)); return v }
 func (k *keyer) opInstant(v int64) int64 { k.put(max(0, v-k.now)); return v }
@@ -131,5 +132,5 @@ func (k *keyer) key(e *engine, layer bool) {
 		}
 		return 0
 	})
-	e.walk(k)
+	e.walk(walker{k, allKinds})
 }

@@ -101,7 +101,7 @@ func perStack(b unit.Bytes, n, i int) unit.Bytes {
 func (e *engine) startOp(i int) {
 	spec := &e.pass.ops[i]
 	op := &e.ops[i]
-	e.cut.changed()
+	e.changed()
 	op.started = true
 	op.start = e.now
 	op.computeDone = e.now + spec.compute
@@ -292,7 +292,7 @@ func (e *engine) assignExperts(count int, size, committedD, committedR unit.Byte
 func (e *engine) onOpEnd(i int) {
 	spec := &e.pass.ops[i]
 	op := &e.ops[i]
-	e.cut.changed()
+	e.changed()
 	e.traceOp(i, "end")
 	e.st.account(spec, op, e.now)
 	e.releaseEarly(i)

@@ -19,6 +19,8 @@ func kindsOf(ks ...kind) kinds {
 func (s kinds) has(k kind) bool { return s&(1<<k) != 0 }
 
 var (
+	// allKinds are every kind.
+	allKinds = kindsOf(plain, instant, opInstant, streamID, opID, streamSize, progress, remaining, stat)
 	// counterKinds are every counter a periodic jump advances.
 	counterKinds = kindsOf(stat, progress, remaining)
 	// statKinds are the statistics that outlive a pass.
@@ -31,20 +33,8 @@ type statCollector struct {
 	dst []int64
 }
 
+func (c *statCollector) uses() kinds        { return statKinds }
 func (c *statCollector) stat(v int64) int64 { c.dst = append(c.dst, v); return v }
-
-// collect returns the values of the fields of the kinds in of, in walk
-// order.
-func collect(walk func(visitor), of kinds) []int64 {
-	var dst []int64
-	walk(kindFunc(func(k kind, v int64) int64 {
-		if of.has(k) {
-			dst = append(dst, v)
-		}
-		return v
-	}))
-	return dst
-}
 
 // advance moves the state forward: dt onto every instant and, to each
 // counter of the kinds in counters (the i-th in walk order), m times its
@@ -61,6 +51,7 @@ type advance struct {
 	i        int
 }
 
+func (a *advance) uses() kinds             { return kindsOf(instant, opInstant, opID) | a.counters }
 func (a *advance) instant(v int64) int64   { return v + int64(a.dt) }
 func (a *advance) opInstant(v int64) int64 { return v + int64(a.opDT) }
 func (a *advance) progress(v int64) int64  { return a.count(progress, v) }
@@ -90,7 +81,7 @@ func (a *advance) count(k kind, v int64) int64 {
 // the run ends with a TimeRangeError).
 func (e *engine) advanceBy(a advance) {
 	if e.advanceOK(e.now, a.dt) {
-		e.walk(&a)
+		e.walk(walkerOf(&a))
 	}
 }
 
@@ -111,16 +102,75 @@ func (e *engine) shiftTimes(dt Time) { e.advanceBy(advance{dt: dt}) }
 // globalCounters appends the statistics that outlive a pass.
 func (e *engine) globalCounters(dst []int64) []int64 {
 	c := statCollector{dst: dst}
-	e.walk(&c)
+	e.walk(walkerOf(&c))
 	return c.dst
 }
 
 // replay advances an idle engine by a pass measured earlier: its duration
 // and the increments of every statistic.
 func (e *engine) replay(d Time, delta []int64) {
-	e.advanceBy(advance{dt: d, counters: statKinds, m: 1, to: delta})
+	e.addPass(d, delta)
 	e.replayed++
 }
+
+// addPass moves every instant by d and adds delta to the statistics (the
+// outcome of a pass, or of a pass's tail, measured earlier).
+func (e *engine) addPass(d Time, delta []int64) {
+	if e.advanceOK(e.now, d) {
+		e.walk(walkerOf(&passAdder{d: int64(d), delta: delta}))
+	}
+}
+
+// passAdder is addPass's visitor.
+type passAdder struct {
+	ignore
+	d     int64
+	delta []int64
+	i     int
+}
+
+func (p *passAdder) uses() kinds           { return kindsOf(instant, stat) }
+func (p *passAdder) instant(v int64) int64 { return v + p.d }
+func (p *passAdder) stat(v int64) int64 {
+	v += p.delta[p.i]
+	p.i++
+	return v
+}
+
+// carry collects an HBF stack's statistics and instants, and hands them
+// back to a fresh stack (walked in the same order: the in-flight lists it
+// drops hold neither).
+type carry struct {
+	ignore
+	vals []int64
+	back bool
+	i    int
+}
+
+func (c *carry) uses() kinds           { return kindsOf(stat, instant) }
+func (c *carry) instant(v int64) int64 { return c.next(v) }
+func (c *carry) stat(v int64) int64    { return c.next(v) }
+
+func (c *carry) next(v int64) int64 {
+	if !c.back {
+		c.vals = append(c.vals, v)
+		return v
+	}
+	if c.i == len(c.vals) {
+		panic("sim: idle: an HBF stack's in-flight lists hold statistics or times")
+	}
+	c.i++
+	return c.vals[c.i-1]
+}
+
+// clamp brings every instant later than it back to it.
+type clamp struct {
+	ignore
+	now int64
+}
+
+func (c clamp) uses() kinds           { return kindsOf(instant) }
+func (c clamp) instant(v int64) int64 { return min(v, c.now) }
 
 // idle drops everything in flight: used when a replayed tail has taken the
 // engine to the end of its pass, where the memory system is idle. Each HBF
@@ -135,29 +185,16 @@ func (e *engine) idle() {
 	e.active = e.active[:0]
 	e.writesPending = 0
 	e.gpuStaged = 0
-	keep := kindsOf(stat, instant)
+	var c carry
 	for i := range e.hbf {
-		vals := collect(e.hbf[i].walk, keep)
+		c.vals, c.back, c.i = c.vals[:0], false, 0
+		e.hbf[i].walk(walkerOf(&c))
 		e.hbf[i] = newHBFStack(&e.cfg)
-		e.hbf[i].walk(kindFunc(func(k kind, v int64) int64 {
-			if !keep.has(k) {
-				return v
-			}
-			if len(vals) == 0 {
-				panic("sim: idle: an HBF stack's in-flight lists hold statistics or times")
-			}
-			v, vals = vals[0], vals[1:]
-			return v
-		}))
-		if len(vals) != 0 {
+		c.back = true
+		e.hbf[i].walk(walkerOf(&c))
+		if c.i != len(c.vals) {
 			panic("sim: idle: an HBF stack's in-flight lists hold statistics or times")
 		}
 	}
-	now := int64(e.now)
-	e.walk(kindFunc(func(k kind, v int64) int64 {
-		if k == instant {
-			return min(v, now)
-		}
-		return v
-	}))
+	e.walk(walkerOf(clamp{now: int64(e.now)}))
 }

@@ -55,6 +55,8 @@ const (
 // it as it is). A visitor embeds ignore and overrides the kinds it uses, or
 // is a kindFunc.
 type visitor interface {
+	// uses names the kinds the visitor looks at: the walk skips the others.
+	uses() kinds
 	plain(v int64) int64
 	instant(v int64) int64
 	opInstant(v int64) int64
@@ -68,6 +70,8 @@ type visitor interface {
 
 // ignore leaves every field as it is.
 type ignore struct{}
+
+func (ignore) uses() kinds { return 0 }
 
 func (ignore) plain(v int64) int64      { return v }
 func (ignore) instant(v int64) int64    { return v }
@@ -83,6 +87,8 @@ func (ignore) stat(v int64) int64       { return v }
 // kind and value (simple, for visitors off the hot path).
 type kindFunc func(k kind, v int64) int64
 
+func (kindFunc) uses() kinds { return allKinds }
+
 func (f kindFunc) plain(v int64) int64      { return f(plain, v) }
 func (f kindFunc) instant(v int64) int64    { return f(instant, v) }
 func (f kindFunc) opInstant(v int64) int64  { return f(opInstant, v) }
@@ -93,6 +99,15 @@ func (f kindFunc) progress(v int64) int64   { return f(progress, v) }
 func (f kindFunc) remaining(v int64) int64  { return f(remaining, v) }
 func (f kindFunc) stat(v int64) int64       { return f(stat, v) }
 
+// walker is a visitor with the kinds it uses.
+type walker struct {
+	v    visitor
+	uses kinds
+}
+
+// walkerOf prepares v for a walk.
+func walkerOf(v visitor) walker { return walker{v, v.uses()} }
+
 // integer is what the state's integer fields are built on.
 type integer interface {
 	~int64 | ~int32 | ~int | ~uint8
@@ -102,18 +117,58 @@ type integer interface {
 // to the visitor's method and stores what it returns. (One method per kind
 // keeps the visitors free of a switch on the kind.)
 
-func visitPlain[T integer](v visitor, p *T)      { *p = T(v.plain(int64(*p))) }
-func visitInstant[T integer](v visitor, p *T)    { *p = T(v.instant(int64(*p))) }
-func visitOpInstant[T integer](v visitor, p *T)  { *p = T(v.opInstant(int64(*p))) }
-func visitStream[T integer](v visitor, p *T)     { *p = T(v.streamID(int64(*p))) }
-func visitOp[T integer](v visitor, p *T)         { *p = T(v.opID(int64(*p))) }
-func visitStreamSize[T integer](v visitor, p *T) { *p = T(v.streamSize(int64(*p))) }
-func visitProgress[T integer](v visitor, p *T)   { *p = T(v.progress(int64(*p))) }
-func visitRemaining[T integer](v visitor, p *T)  { *p = T(v.remaining(int64(*p))) }
-func visitStat[T integer](v visitor, p *T)       { *p = T(v.stat(int64(*p))) }
+func visitPlain[T integer](w walker, p *T) {
+	if w.uses&(1<<plain) != 0 {
+		*p = T(w.v.plain(int64(*p)))
+	}
+}
+func visitInstant[T integer](w walker, p *T) {
+	if w.uses&(1<<instant) != 0 {
+		*p = T(w.v.instant(int64(*p)))
+	}
+}
+func visitOpInstant[T integer](w walker, p *T) {
+	if w.uses&(1<<opInstant) != 0 {
+		*p = T(w.v.opInstant(int64(*p)))
+	}
+}
+func visitStream[T integer](w walker, p *T) {
+	if w.uses&(1<<streamID) != 0 {
+		*p = T(w.v.streamID(int64(*p)))
+	}
+}
+func visitOp[T integer](w walker, p *T) {
+	if w.uses&(1<<opID) != 0 {
+		*p = T(w.v.opID(int64(*p)))
+	}
+}
+func visitStreamSize[T integer](w walker, p *T) {
+	if w.uses&(1<<streamSize) != 0 {
+		*p = T(w.v.streamSize(int64(*p)))
+	}
+}
+func visitProgress[T integer](w walker, p *T) {
+	if w.uses&(1<<progress) != 0 {
+		*p = T(w.v.progress(int64(*p)))
+	}
+}
+func visitRemaining[T integer](w walker, p *T) {
+	if w.uses&(1<<remaining) != 0 {
+		*p = T(w.v.remaining(int64(*p)))
+	}
+}
+func visitStat[T integer](w walker, p *T) {
+	if w.uses&(1<<stat) != 0 {
+		*p = T(w.v.stat(int64(*p)))
+	}
+}
 
 // visitBool passes a flag as 0 or 1 (plain).
-func visitBool(v visitor, p *bool) { *p = v.plain(flag(*p)) != 0 }
+func visitBool(w walker, p *bool) {
+	if w.uses&(1<<plain) != 0 {
+		*p = w.v.plain(flag(*p)) != 0
+	}
+}
 
 func flag(b bool) int64 {
 	if b {
@@ -123,194 +178,199 @@ func flag(b bool) int64 {
 }
 
 // visitLen passes the length of a list whose elements follow (plain).
-func visitLen(v visitor, n int) { v.plain(int64(n)) }
+func visitLen(w walker, n int) {
+	if w.uses&(1<<plain) != 0 {
+		w.v.plain(int64(n))
+	}
+}
 
 // walk visits the engine's state: the pass's progress, the statistics, the
 // pending events, every stack and link, the active streams and the
 // operators in flight (the program counter's to the highest with streams
 // or prefetches; idle ones are left out).
-func (e *engine) walk(v visitor) {
+func (e *engine) walk(w walker) {
 	lo, hi := e.pc, e.maxOp // the operators in flight, whatever v does to pc and maxOp
-	visitInstant(v, &e.now)
-	visitOp(v, &e.pc)
-	visitOp(v, &e.maxOp)
-	visitPlain(v, &e.writesPending)
-	visitBool(v, &e.passEnded)
-	visitPlain(v, &e.gpuStaged)
-	e.st.walk(v)
-	visitLen(v, len(e.q))
+	visitInstant(w, &e.now)
+	visitOp(w, &e.pc)
+	visitOp(w, &e.maxOp)
+	visitPlain(w, &e.writesPending)
+	visitBool(w, &e.passEnded)
+	visitPlain(w, &e.gpuStaged)
+	e.st.walk(w)
+	visitLen(w, len(e.q))
 	for i := range e.q {
-		e.q[i].walk(v)
+		e.q[i].walk(w)
 	}
 	for i := range e.hbf {
-		e.hbf[i].walk(v)
+		e.hbf[i].walk(w)
 	}
 	for i := range e.hbm {
-		e.hbm[i].walk(v)
+		e.hbm[i].walk(w)
 	}
 	for i := range e.links {
 		for d := range e.links[i] {
-			e.links[i][d].walk(v)
+			e.links[i][d].walk(w)
 		}
 	}
-	visitLen(v, len(e.active))
+	visitLen(w, len(e.active))
 	for i := range e.active {
 		id := e.active[i]
-		visitStream(v, &e.active[i])
-		e.streams[id].walk(v)
+		visitStream(w, &e.active[i])
+		e.streams[id].walk(w)
 	}
 	for i := lo; i <= hi && i < len(e.ops); i++ {
 		op := &e.ops[i]
 		if op.idle() {
 			continue
 		}
-		v.plain(int64(i - lo)) // which operator follows
-		op.walk(v)
+		visitLen(w, i-lo) // which operator follows
+		op.walk(w)
 	}
 }
 
-func (s *stats) walk(v visitor) {
+func (s *stats) walk(w walker) {
 	for i := range s.requested {
-		visitStat(v, &s.requested[i])
-		visitStat(v, &s.delivered[i])
+		visitStat(w, &s.requested[i])
+		visitStat(w, &s.delivered[i])
 	}
-	visitStat(v, &s.events)
-	visitStat(v, &s.earlyBytes)
+	visitStat(w, &s.events)
+	visitStat(w, &s.earlyBytes)
 	for i := range s.classTime { // one per class: a fixed length
-		s.classTime[i].walk(v)
+		s.classTime[i].walk(w)
 	}
 }
 
-func (c *classStats) walk(v visitor) {
-	visitStat(v, &c.ops)
-	visitStat(v, &c.time)
-	visitStat(v, &c.compute)
-	visitStat(v, &c.overhead)
+func (c *classStats) walk(w walker) {
+	visitStat(w, &c.ops)
+	visitStat(w, &c.time)
+	visitStat(w, &c.compute)
+	visitStat(w, &c.overhead)
 }
 
-func (ev *event) walk(v visitor) {
+func (ev *event) walk(w walker) {
 	k := ev.kind
-	visitInstant(v, &ev.t)
-	visitPlain(v, &ev.kind)
-	visitPlain(v, &ev.stack)
+	visitInstant(w, &ev.t)
+	visitPlain(w, &ev.kind)
+	visitPlain(w, &ev.stack)
 	switch k {
 	case evOpEnd:
-		visitOp(v, &ev.stream)
+		visitOp(w, &ev.stream)
 	case evArrayDone:
-		visitPlain(v, &ev.stream) // 1 for a program, 0 for a sense
+		visitPlain(w, &ev.stream) // 1 for a program, 0 for a sense
 	default:
-		visitStream(v, &ev.stream)
+		visitStream(w, &ev.stream)
 	}
-	visitPlain(v, &ev.bytes)
+	visitPlain(w, &ev.bytes)
 }
 
-func (s *server) walk(v visitor) {
-	visitInstant(v, &s.until)
-	visitStat(v, &s.busy)
-	visitStat(v, &s.bytes)
+func (s *server) walk(w walker) {
+	visitInstant(w, &s.until)
+	visitStat(w, &s.busy)
+	visitStat(w, &s.bytes)
 }
 
-func (h *hbmStack) walk(v visitor) { h.array.walk(v) }
+func (h *hbmStack) walk(w walker) { h.array.walk(w) }
 
-func (s *hbfStack) walk(v visitor) {
-	visitLen(v, len(s.readQ))
+func (s *hbfStack) walk(w walker) {
+	visitLen(w, len(s.readQ))
 	for i := range s.readQ {
-		s.readQ[i].walk(v)
+		s.readQ[i].walk(w)
 	}
-	visitBool(v, &s.programActive)
-	visitInstant(v, &s.arrayUntil)
+	visitBool(w, &s.programActive)
+	visitInstant(w, &s.arrayUntil)
 	for _, waves := range [][][]seg{s.sensing, s.dataReg} {
-		visitLen(v, len(waves))
-		for _, w := range waves {
-			walkSegs(v, w)
+		visitLen(w, len(waves))
+		for _, wave := range waves {
+			walkSegs(w, wave)
 		}
 	}
-	walkSegs(v, s.cacheReg)
-	visitPlain(v, &s.cacheNext)
-	visitPlain(v, &s.cacheDone)
-	visitBool(v, &s.tsvWait)
-	s.tsv.walk(v)
-	visitPlain(v, &s.slotsFree)
-	visitLen(v, len(s.slotWait))
+	walkSegs(w, s.cacheReg)
+	visitPlain(w, &s.cacheNext)
+	visitPlain(w, &s.cacheDone)
+	visitBool(w, &s.tsvWait)
+	s.tsv.walk(w)
+	visitPlain(w, &s.slotsFree)
+	visitLen(w, len(s.slotWait))
 	for i := range s.slotWait {
-		s.slotWait[i].walk(v)
+		s.slotWait[i].walk(w)
 	}
-	visitLen(v, len(s.progPending))
+	visitLen(w, len(s.progPending))
 	for i := range s.progPending {
-		s.progPending[i].walk(v)
+		s.progPending[i].walk(w)
 	}
-	walkSegs(v, s.programming)
-	visitPlain(v, &s.relayFree)
-	walkSegs(v, s.relayWait)
-	walkSegs(v, s.rwWait)
-	visitStat(v, &s.senseBusy)
-	visitStat(v, &s.progBusy)
-	visitStat(v, &s.waves)
-	visitStat(v, &s.programs)
+	walkSegs(w, s.programming)
+	visitPlain(w, &s.relayFree)
+	walkSegs(w, s.relayWait)
+	walkSegs(w, s.rwWait)
+	visitStat(w, &s.senseBusy)
+	visitStat(w, &s.progBusy)
+	visitStat(w, &s.waves)
+	visitStat(w, &s.programs)
 }
 
-func (g *readGroup) walk(v visitor) {
-	visitOp(v, &g.op)
-	visitLen(v, len(g.runs))
+func (g *readGroup) walk(w walker) {
+	visitOp(w, &g.op)
+	visitLen(w, len(g.runs))
 	for i := range g.runs {
-		g.runs[i].walk(v)
+		g.runs[i].walk(w)
 	}
-	visitPlain(v, &g.next)
+	visitPlain(w, &g.next)
 }
 
-func (r *readRun) walk(v visitor) {
-	visitStream(v, &r.stream)
+func (r *readRun) walk(w walker) {
+	visitStream(w, &r.stream)
 	// Whether full segments are left decides the size of the next one.
-	v.plain(flag(r.full > 0))
-	visitRemaining(v, &r.full)
-	visitPlain(v, &r.last)
+	full := r.full > 0
+	visitBool(w, &full)
+	visitRemaining(w, &r.full)
+	visitPlain(w, &r.last)
 }
 
-func (s *seg) walk(v visitor) {
-	visitStream(v, &s.stream)
-	visitPlain(v, &s.bytes)
+func (s *seg) walk(w walker) {
+	visitStream(w, &s.stream)
+	visitPlain(w, &s.bytes)
 }
 
-func walkSegs(v visitor, ss []seg) {
-	visitLen(v, len(ss))
+func walkSegs(w walker, ss []seg) {
+	visitLen(w, len(ss))
 	for i := range ss {
-		ss[i].walk(v)
+		ss[i].walk(w)
 	}
 }
 
-func (r *slotReq) walk(v visitor) {
-	visitPlain(v, &r.kind)
-	r.seg.walk(v)
+func (r *slotReq) walk(w walker) {
+	visitPlain(w, &r.kind)
+	r.seg.walk(w)
 }
 
-func (w *progWave) walk(v visitor) {
-	visitPlain(v, &w.slots)
-	walkSegs(v, w.parts)
+func (pw *progWave) walk(w walker) {
+	visitPlain(w, &pw.slots)
+	walkSegs(w, pw.parts)
 }
 
-func (st *stream) walk(v visitor) {
+func (st *stream) walk(w walker) {
 	r := st.route
-	visitPlain(v, &st.route)
-	visitPlain(v, &st.stack)
-	visitOp(v, &st.consumer)
-	visitStreamSize(v, &st.total)
-	visitProgress(v, &st.done)
-	visitProgress(v, &st.arrived)
+	visitPlain(w, &st.route)
+	visitPlain(w, &st.stack)
+	visitOp(w, &st.consumer)
+	visitStreamSize(w, &st.total)
+	visitProgress(w, &st.done)
+	visitProgress(w, &st.arrived)
 	// HBM reads and writes issue chunk by chunk: what is left to issue
 	// bounds a jump. (HBF reads keep their progress in readQ.)
 	if r == RouteHBM || r >= RouteDirectWrite {
-		visitRemaining(v, &st.toIssue)
+		visitRemaining(w, &st.toIssue)
 	} else {
-		visitProgress(v, &st.toIssue)
+		visitProgress(w, &st.toIssue)
 	}
-	visitBool(v, &st.started)
-	visitBool(v, &st.early)
-	walkSegs(v, st.staged)
-	visitLen(v, len(st.stagedRelay))
+	visitBool(w, &st.started)
+	visitBool(w, &st.early)
+	walkSegs(w, st.staged)
+	visitLen(w, len(st.stagedRelay))
 	for i := range st.stagedRelay {
-		visitBool(v, &st.stagedRelay[i])
+		visitBool(w, &st.stagedRelay[i])
 	}
-	st.progBuf.walk(v)
+	st.progBuf.walk(w)
 }
 
 // idle reports whether an operator has nothing in flight: not started,
@@ -319,17 +379,17 @@ func (op *opState) idle() bool {
 	return !op.started && !op.prefetched && !op.routedDone && op.pending == 0 && op.early == 0
 }
 
-func (op *opState) walk(v visitor) {
+func (op *opState) walk(w walker) {
 	started := op.started
-	visitBool(v, &op.started)
+	visitBool(w, &op.started)
 	if started { // an operator's times are set when it starts
-		visitOpInstant(v, &op.start)
-		visitOpInstant(v, &op.computeDone)
+		visitOpInstant(w, &op.start)
+		visitOpInstant(w, &op.computeDone)
 	}
-	visitPlain(v, &op.pending)
-	visitPlain(v, &op.total)
-	visitPlain(v, &op.lastBytes)
-	visitBool(v, &op.prefetched)
-	visitBool(v, &op.routedDone)
-	visitPlain(v, &op.early)
+	visitPlain(w, &op.pending)
+	visitPlain(w, &op.total)
+	visitPlain(w, &op.lastBytes)
+	visitBool(w, &op.prefetched)
+	visitBool(w, &op.routedDone)
+	visitPlain(w, &op.early)
 }
