@@ -62,8 +62,16 @@ func Fig12(r *summary.Fig12Result) (Figure, error) {
 	if r == nil || len(r.Points) == 0 {
 		return Figure{}, errors.New("charts: Fig12: no sensitivity results")
 	}
+	nom, ok := r.Nominal[dash.ReadingPaper]
+	if !ok {
+		for _, v := range r.Nominal {
+			nom = v
+		}
+	}
+	on := summary.Case{Model: nom.Model, System: nom.System, Batch: nom.Batch, Prompt: nom.Prompt, Output: nom.Output}
+	w := r.WhatIf
 	fig := Figure{ID: "fig12", Title: "Fig. 12: sensitivity to the HBF parameters (§VI-F)",
-		Caption: "Llama 4 Maverick at B/L_in/L_out = 1/4K/1M on DASH: prompt KV in HBF, decode KV in HBM up to the package-wide budget, then written back " +
+		Caption: WhatIfCaption("", w) + CaseLabel(on) + ": prompt KV in HBF, decode KV in HBM up to the package-wide budget, then written back " +
 			"page wave by page wave. Each sweep is normalized as the paper does; both readings of t_R (paper: t_R a readiness latency only; physical: one page wave per t_R per stack)."}
 	for _, p := range []summary.Fig12Param{summary.Fig12PageSize, summary.Fig12TRead, summary.Fig12Link} {
 		ax := fig12Axis[p]
@@ -78,7 +86,7 @@ func Fig12(r *summary.Fig12Result) (Figure, error) {
 			}
 		}
 		c, err := Lines(LineSpec{
-			Common: Common{ID: "fig12_" + string(p), Title: "E2E latency against " + ax.name, Subtitle: "normalized to " + ax.ref, Height: "380px"},
+			Common: Common{ID: "fig12_" + string(p), Title: "E2E latency against " + ax.name, Subtitle: WhatIfSubtitle("normalized to "+ax.ref, w), Height: "380px"},
 			XName:  ax.name, YName: "Normalized E2E latency", Series: series, LogX: ax.log,
 			RefLines: []RefLine{{Name: "reference point", Y: 1, Color: "#999999"}},
 		})
@@ -98,22 +106,15 @@ func Fig12(r *summary.Fig12Result) (Figure, error) {
 	}
 	paper := []XYSeries{{Name: "exposed stall, paper", Points: []Point{{X: 500, Y: paperValue("fig12.write_stall_s.tprog500us")}, {X: 5000, Y: paperValue("fig12.write_stall_s.tprog5ms")}}}}
 	c, err := Lines(LineSpec{
-		Common: Common{ID: "fig12_t_prog", Title: "HBF program latency: program-busy time against exposed stall", Subtitle: "totals over the run, both stacks' programs summed", Height: "420px"},
+		Common: Common{ID: "fig12_t_prog", Title: "HBF program latency: program-busy time against exposed stall", Subtitle: WhatIfSubtitle("totals over the run, both stacks' programs summed", w), Height: "420px"},
 		XName:  "t_PROG (µs)", YName: "Time (s)", Series: series, Paper: paper, LogX: true,
 	})
 	if err != nil {
 		return Figure{}, err
 	}
 	fig.Charts = append(fig.Charts, c)
-	nom, ok := r.Nominal[dash.ReadingPaper]
-	if !ok {
-		for _, v := range r.Nominal {
-			nom = v
-		}
-	}
 	if len(r.KV) > 0 {
-		on := summary.Case{Model: nom.Model, System: nom.System, Batch: nom.Batch, Prompt: nom.Prompt, Output: nom.Output}
-		c, err := KVSplit("fig12_kv", on, nil, r.KV)
+		c, err := KVSplit("fig12_kv", on, w, r.KV)
 		if err != nil {
 			return Figure{}, err
 		}
@@ -128,6 +129,7 @@ func Fig12(r *summary.Fig12Result) (Figure, error) {
 		if err != nil {
 			return Figure{}, err
 		}
+		row.WhatIf = w.Any()
 		fig.Rows = append(fig.Rows, row)
 	}
 	for _, x := range r.Sweep(summary.Fig12TProg, dash.ReadingPaper) {
@@ -139,6 +141,7 @@ func Fig12(r *summary.Fig12Result) (Figure, error) {
 		if err != nil {
 			return Figure{}, err
 		}
+		row.WhatIf = w.Any()
 		fig.Rows = append(fig.Rows, row)
 	}
 	if relay, ok := r.RelayOnly[dash.ReadingPaper]; ok && relay.DecodeThroughput > 0 {
@@ -151,6 +154,7 @@ func Fig12(r *summary.Fig12Result) (Figure, error) {
 			if err != nil {
 				return Figure{}, err
 			}
+			row.WhatIf = w.Any()
 			fig.Rows = append(fig.Rows, row)
 		}
 	}

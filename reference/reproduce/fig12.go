@@ -169,6 +169,9 @@ func fig12Runs(su Fig12Setup, workers int, nominalOnly bool) (*Fig12Result, erro
 		return nil, err
 	}
 	res := &Fig12Result{Nominal: map[dash.Reading]sim.Result{}, RelayOnly: map[dash.Reading]sim.Result{}}
+	if p := Fig12Workload; w.Output != p.Output { // the study's design: a 1M-token decode
+		res.WhatIf = res.WhatIf.Add(dash.Change{Field: "L_in/L_out", From: lengthsLabel(p.Prompt, p.Output), To: lengthsLabel(w.Prompt, w.Output)})
+	}
 	exp, err := Build(Case{Model: Fig12Model, System: "dash", Batch: 1, Prompt: w.Prompt, Output: w.Output})
 	if err != nil {
 		return nil, err

@@ -183,3 +183,27 @@ func TestFig12Changes(t *testing.T) {
 		}
 	}
 }
+
+// A Fig. 12 study of a shorter decode is a what-if: its rows are not judged by the
+// paper's 1M-token numbers and its charts say so.
+func TestFig12StudyWhatIf(t *testing.T) {
+	res, err := Fig12Study(Fig12Setup{Readings: []dash.Reading{dash.ReadingPaper}, Output: 64, DecodeSample: 16}, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := res.WhatIf.String(); got != "what-if: L_in/L_out 4K/1M -> 4K/64" {
+		t.Errorf("what-if %q", got)
+	}
+	fig, err := charts.Fig12(res)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range fig.Rows {
+		if !r.WhatIf {
+			t.Errorf("%s: judged against the paper's 1M-token run", r.ID)
+		}
+	}
+	if !strings.Contains(fig.Caption, "4K/64") || strings.Contains(fig.Caption, "1/4K/1M on") {
+		t.Errorf("caption %q", fig.Caption)
+	}
+}

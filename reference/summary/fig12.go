@@ -51,6 +51,9 @@ type Fig12Result struct {
 	Nominal, RelayOnly map[dash.Reading]sim.Result
 	// KV is the KV split against generated tokens on the nominal system.
 	KV []sim.KVPoint
+	// WhatIf lists how the study differs from the paper's (a decode other
+	// than 1M tokens); not empty, its rows are what-ifs, not judged.
+	WhatIf WhatIf
 }
 
 // Sweep returns a sweep's points under a reading, in value order.
