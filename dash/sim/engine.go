@@ -108,6 +108,7 @@ type engine struct {
 	trace         *traceRec
 	cut           shortcuts  // exact shortcuts (jump.go)
 	epoch         uint64     // structural changes so far (see changed)
+	visitors      visitors   // the shortcuts' visitors of the state walk (visitors.go)
 	active        []int32    // unfinished streams, in creation order
 	maxOp         int        // highest operator index with streams or prefetches
 	gpuStaged     unit.Bytes // bytes held in the GPU staging buffer

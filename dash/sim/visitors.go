@@ -5,6 +5,15 @@ import "github.com/dashlab/dashlab/dash/unit"
 // Visitors of the state walk (walk.go) that the shortcuts share: collect
 // counters, advance them and the clock, drain the memory system.
 
+// visitors are the engine's own, reused so that a walk allocates nothing.
+type visitors struct {
+	advance advance
+	pass    passAdder
+	stats   statCollector
+	carry   carry
+	clamp   clamp
+}
+
 // kinds is a set of kinds.
 type kinds uint16
 
@@ -81,7 +90,10 @@ func (a *advance) count(k kind, v int64) int64 {
 // the run ends with a TimeRangeError).
 func (e *engine) advanceBy(a advance) {
 	if e.advanceOK(e.now, a.dt) {
-		e.walk(walkerOf(&a))
+		v := &e.visitors.advance
+		*v = a
+		e.walk(walkerOf(v))
+		*v = advance{}
 	}
 }
 
@@ -101,9 +113,11 @@ func (e *engine) shiftTimes(dt Time) { e.advanceBy(advance{dt: dt}) }
 
 // globalCounters appends the statistics that outlive a pass.
 func (e *engine) globalCounters(dst []int64) []int64 {
-	c := statCollector{dst: dst}
-	e.walk(walkerOf(&c))
-	return c.dst
+	c := &e.visitors.stats
+	c.dst = dst
+	e.walk(walkerOf(c))
+	dst, c.dst = c.dst, nil
+	return dst
 }
 
 // replay advances an idle engine by a pass measured earlier: its duration
@@ -117,7 +131,10 @@ func (e *engine) replay(d Time, delta []int64) {
 // outcome of a pass, or of a pass's tail, measured earlier).
 func (e *engine) addPass(d Time, delta []int64) {
 	if e.advanceOK(e.now, d) {
-		e.walk(walkerOf(&passAdder{d: int64(d), delta: delta}))
+		v := &e.visitors.pass
+		*v = passAdder{d: int64(d), delta: delta}
+		e.walk(walkerOf(v))
+		*v = passAdder{}
 	}
 }
 
@@ -185,16 +202,17 @@ func (e *engine) idle() {
 	e.active = e.active[:0]
 	e.writesPending = 0
 	e.gpuStaged = 0
-	var c carry
+	c := &e.visitors.carry
 	for i := range e.hbf {
 		c.vals, c.back, c.i = c.vals[:0], false, 0
-		e.hbf[i].walk(walkerOf(&c))
+		e.hbf[i].walk(walkerOf(c))
 		e.hbf[i] = newHBFStack(&e.cfg)
 		c.back = true
-		e.hbf[i].walk(walkerOf(&c))
+		e.hbf[i].walk(walkerOf(c))
 		if c.i != len(c.vals) {
 			panic("sim: idle: an HBF stack's in-flight lists hold statistics or times")
 		}
 	}
-	e.walk(walkerOf(clamp{now: int64(e.now)}))
+	e.visitors.clamp = clamp{now: int64(e.now)}
+	e.walk(walkerOf(&e.visitors.clamp))
 }

@@ -23,6 +23,7 @@ var notWalked = map[reflect.Type]map[string]string{
 		"trace":      "a traced pass takes no shortcut",
 		"cut":        "the shortcut machinery itself",
 		"epoch":      "the shortcuts' bookkeeping: keys are compared within an epoch",
+		"visitors":   "the shortcut machinery itself",
 		"processed":  "performance counter (events handled one by one)",
 		"replayed":   "performance counter",
 		"sampled":    "performance counter",
