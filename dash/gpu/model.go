@@ -24,7 +24,7 @@ const defaultFloorUs = 1.5
 // and extended by fitted rooflines, for one target GPU. It is immutable and
 // safe for concurrent use. The family of a shape the profile never measured
 // (another model's K and N) is synthesised on its first Predict and cached
-// without locks, so only that first call allocates.
+// in a sync.Map, so only that first call allocates.
 type Model struct {
 	target, source Spec
 	derived        bool

@@ -461,8 +461,7 @@ func (tb *table) latency(op Op) (float64, bool) {
 	}
 	f := tb.synth.get(key)
 	if f == nil {
-		f = tb.synthesize(key, op)
-		tb.synth.put(key, f)
+		f = tb.synth.put(key, tb.synthesize(key, op))
 	}
 	ly, _ := tb.evalFamily(f, q, false)
 	return math.Exp(ly), true
