@@ -27,7 +27,7 @@ func (tb *table) synthesize(key famKey, rep Op) *family {
 	slices.Sort(x2s)
 	x1s, x2s = slices.Compact(x1s), slices.Compact(x2s)
 	for _, x1 := range x1s {
-		r := row{x1: x1, xs: x2s, m1: len(x2s)}
+		r := row{x1: x1, xs: x2s, m1: len(x2s), resid: residualRows(tb.kind)}
 		for _, x2 := range x2s {
 			q := query{op: rep, x1: x1, x2: x2, lx2: math.Log(x2)}
 			lg := math.Log(tb.g(rep, x1, x2))

@@ -27,6 +27,40 @@ type row struct {
 	spl    interp.FritschButland
 	// logx marks a row interpolated over log x2 instead of u.
 	logx bool
+	// resid marks a row that interpolates its residual over the roofline
+	// (see [residualRows]); lx and res are log x2 and ly - log g at its nodes.
+	resid   bool
+	lx, res []float64
+}
+
+// residualRows reports whether kind k's rows interpolate the residual
+// log(latency / roofline) piecewise linearly in log x2, rather than log
+// latency with the monotone cubic over u. Between two measurements the
+// roofline then supplies the shape (flat while the weights stream, linear
+// in x2 once compute-bound, the bend between) and the measurements only
+// the efficiency, which drifts slowly. Leaving whole sweep values out
+// (Profile.HeldOutSweep) it predicts better for GEMM, expert blocks and
+// attention; norms and routing, whose fitted roofline describes their
+// kernels poorly, keep the cubic.
+func residualRows(k OpKind) bool {
+	switch k {
+	case GEMM, Grouped, AttnPrefill, AttnDecode, AttnDecodeMLA:
+		return true
+	}
+	return false
+}
+
+// ridgeSmoothing is the starting value of the fitted exponent of the smooth
+// maximum at the roofline's ridge (see [roof]) for kind k, or 0 for a hard
+// maximum. Near the ridge a GEMM, an expert block or an attention kernel
+// neither streams at full bandwidth nor computes at full rate; routing and
+// norms are never near it.
+func ridgeSmoothing(k OpKind) float64 {
+	switch k {
+	case GEMM, Grouped, AttnPrefill, AttnDecode:
+		return 3
+	}
+	return 0
 }
 
 // tilt keeps u strictly increasing where the roofline is flat (a tiny op
@@ -42,8 +76,9 @@ func (r *row) node(x2 float64) (int, bool) {
 	return r.m0 + i, ok
 }
 
-// fit fits the row's monotone cubic (it never overshoots between nodes).
-// Should rounding leave the roofline coordinate not strictly increasing, the
+// fit prepares the row's interpolant: its residual nodes (see
+// [residualRows]) or its monotone cubic (which never overshoots between
+// nodes). Should rounding leave the roofline coordinate not strictly increasing, the
 // row falls back to log x2.
 func (r *row) fit() {
 	if len(r.xs) < 2 {
@@ -58,7 +93,34 @@ func (r *row) fit() {
 			break
 		}
 	}
+	if r.resid && !r.logx {
+		r.lx, r.res = make([]float64, len(r.xs)), make([]float64, len(r.xs))
+		for i, x := range r.xs {
+			r.lx[i] = math.Log(x)
+			r.res[i] = r.ly[i] - (r.u[i] - tilt*r.lx[i])
+		}
+		return
+	}
 	_ = r.spl.Fit(r.u, r.ly)
+}
+
+// residAt returns the log latency at lx = log x2, which lies within the
+// row's nodes, given lg, the log roofline there: lg plus the residual
+// interpolated linearly between the neighbouring nodes, held between those
+// nodes' latencies. The hold keeps the row monotone wherever its nodes are
+// (the log roofline is convex in log x2, so between two nodes lg plus a
+// linear residual can dip below the lower node but never rise above the
+// higher one) and, like the cubic, never overshoots a measurement.
+func (r *row) residAt(lx, lg float64) float64 {
+	i, exact := slices.BinarySearch(r.lx, lx)
+	if exact {
+		return r.ly[i]
+	}
+	i = min(max(i, 1), len(r.lx)-1)
+	a := (lx - r.lx[i-1]) / (r.lx[i] - r.lx[i-1])
+	ly := lg + r.res[i-1] + a*(r.res[i]-r.res[i-1])
+	lo, hi := min(r.ly[i-1], r.ly[i]), max(r.ly[i-1], r.ly[i])
+	return min(max(ly, lo), hi)
 }
 
 // at returns the interpolated log latency at x2 (roofline coordinate u), or
@@ -72,6 +134,10 @@ func (r *row) at(x2, u float64) (ly, edge float64, within bool) {
 		return r.ly[n-1], r.xs[n-1], false
 	case n == 1:
 		return r.ly[0], x2, true
+	}
+	if r.resid && !r.logx {
+		lx := math.Log(x2)
+		return r.residAt(lx, u-tilt*lx), x2, true
 	}
 	return r.spl.Predict(u), x2, true
 }
@@ -136,6 +202,7 @@ func buildTable(kind OpKind, samples []sample, init roof) *table {
 	if len(samples) == 0 {
 		return tb
 	}
+	init.n = ridgeSmoothing(kind)
 	tb.roof = fitRoof(samples, init)
 
 	// Group by family, then by outer coordinate; merge repeated positions
@@ -168,7 +235,7 @@ func buildTable(kind OpKind, samples []sample, init roof) *table {
 		f := family{key: k, coord: coordOf(k)}
 		for _, p := range ps {
 			if len(f.rows) == 0 || f.rows[len(f.rows)-1].x1 != p.x1 {
-				f.rows = append(f.rows, row{x1: p.x1})
+				f.rows = append(f.rows, row{x1: p.x1, resid: residualRows(kind)})
 			}
 			r := &f.rows[len(f.rows)-1]
 			r.xs = append(r.xs, p.x2)
@@ -266,7 +333,7 @@ func (tb *table) extend(f *family, r *row, op Op, byDist []int, byDistW []float6
 		}
 		return lyEdge + math.Log(tb.g(op, r.x1, x)) - math.Log(tb.g(op, r.x1, edge)) + shift
 	}
-	out := row{x1: r.x1}
+	out := row{x1: r.x1, resid: r.resid}
 	for _, x := range below {
 		out.xs = append(out.xs, x)
 		out.ly = append(out.ly, value(x, lo, r.ly[0]))

@@ -168,10 +168,62 @@ func (p *Profile) HeldOutByModel() ([]ErrorStats, error) {
 // holdOut refits kind k without the samples out selects and records the
 // relative errors of predicting them.
 func (v *validation) holdOut(k OpKind, out func(sample) bool, errs map[string][]float64) {
+	v.holdOutWhere(k, out, func(sample) bool { return true }, errs)
+}
+
+// HeldOutSweep holds out each value of the inner sweep coordinate in turn —
+// every GEMM of one token count M, every expert block of one rows-per-expert
+// count, every attention of one KV length — across all families of the kind
+// at once, refits the kind on the other values and predicts the held-out
+// measurements that lie strictly between the family's (and, for 2-D kinds,
+// the row's) remaining measurements. No family then measured the held-out
+// size, so the prediction is the model's alone between measured shapes: the
+// case of a batch or context the profile skipped. Edge values are
+// extrapolation and are left to [Profile.HeldOut]. Errors are per file kind.
+func (p *Profile) HeldOutSweep() ([]ErrorStats, error) {
+	v, err := newValidation(p)
+	if err != nil {
+		return nil, err
+	}
+	errs := map[string][]float64{}
+	for k := GEMM; k <= Route; k++ {
+		// The measured range of every row: family and outer coordinate.
+		type rowKey struct {
+			f  famKey
+			x1 float64
+		}
+		lo, hi := map[rowKey]float64{}, map[rowKey]float64{}
+		var xs []float64
+		for _, s := range v.samples[k] {
+			x1, x2 := sweepOf(s.op)
+			rk := rowKey{famKeyOf(s.op), x1}
+			if l, ok := lo[rk]; !ok || x2 < l {
+				lo[rk] = x2
+			}
+			hi[rk] = max(hi[rk], x2)
+			xs = append(xs, x2)
+		}
+		slices.Sort(xs)
+		for _, x := range slices.Compact(xs) {
+			v.holdOutWhere(k, func(s sample) bool { _, x2 := sweepOf(s.op); return x2 == x },
+				func(s sample) bool {
+					x1, x2 := sweepOf(s.op)
+					rk := rowKey{famKeyOf(s.op), x1}
+					return x2 > lo[rk] && x2 < hi[rk]
+				}, errs)
+		}
+	}
+	return v.stats(errs), nil
+}
+
+// holdOutWhere is holdOut recording only the held-out samples score selects.
+func (v *validation) holdOutWhere(k OpKind, out, score func(sample) bool, errs map[string][]float64) {
 	var rest, held []sample
 	for _, s := range v.samples[k] {
 		if out(s) {
-			held = append(held, s)
+			if score(s) {
+				held = append(held, s)
+			}
 		} else {
 			rest = append(rest, s)
 		}

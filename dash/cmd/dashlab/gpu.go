@@ -160,8 +160,13 @@ func gpuValidate(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		byModel = nil // a profile with one model's GEMMs has nothing to hold out
 	}
+	sizes, err := p.HeldOutSweep()
+	if err != nil {
+		return err
+	}
 	out := gpuValidateJSON{Profile: *profile, GPU: p.GPU().ID, Env: gpuEnvJSON(p.Env),
-		LeaveOneOut: errorStatsOf(loo), HeldOutFamilies: errorStatsOf(held), HeldOutModels: errorStatsOf(byModel)}
+		LeaveOneOut: errorStatsOf(loo), HeldOutFamilies: errorStatsOf(held), HeldOutModels: errorStatsOf(byModel),
+		HeldOutSizes: errorStatsOf(sizes)}
 	switch *format {
 	case "json":
 		return writeJSON(stdout, out)
@@ -186,6 +191,7 @@ func gpuValidate(args []string, stdout, stderr io.Writer) error {
 	section("leave-one-out: each measurement predicted from all the others (relative error of the median latency)", loo)
 	section("held out: each shape family predicted from the other families (MLA decode and routing have one family each)", held)
 	section("held out by model: every GEMM shape of one model predicted from the other models'", byModel)
+	section("held out by size: every measurement of one M (rows per expert, KV length) predicted from the other sizes, where it lies between them", sizes)
 	return nil
 }
 
@@ -204,10 +210,12 @@ type gpuValidateJSON struct {
 	Env     gpuEnvJSON `json:"env"`
 	// LeaveOneOut predicts each measurement from all the others;
 	// HeldOutFamilies each shape family from the other families;
-	// HeldOutModels each model's GEMM shapes from the other models'.
+	// HeldOutModels each model's GEMM shapes from the other models';
+	// HeldOutSizes each size (M, rows per expert, KV length) from the others.
 	LeaveOneOut     []errorStatsJSON `json:"leave_one_out"`
 	HeldOutFamilies []errorStatsJSON `json:"held_out_families"`
 	HeldOutModels   []errorStatsJSON `json:"held_out_models"`
+	HeldOutSizes    []errorStatsJSON `json:"held_out_sizes"`
 }
 
 // gpuEnvJSON is gpu.Env with snake_case keys (env.json spells some with
@@ -250,7 +258,7 @@ func (o gpuValidateJSON) csv() csvTable {
 	for _, set := range []struct {
 		name  string
 		stats []errorStatsJSON
-	}{{"leave_one_out", o.LeaveOneOut}, {"held_out_families", o.HeldOutFamilies}, {"held_out_models", o.HeldOutModels}} {
+	}{{"leave_one_out", o.LeaveOneOut}, {"held_out_families", o.HeldOutFamilies}, {"held_out_models", o.HeldOutModels}, {"held_out_sizes", o.HeldOutSizes}} {
 		for _, s := range set.stats {
 			t.rows = append(t.rows, []string{set.name, s.Kind, strconv.Itoa(s.Points), csvFloat(s.MedianErrPct), csvFloat(s.P90ErrPct)})
 		}
