@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"sync"
 
 	"github.com/dashlab/dashlab/dash/unit"
 )
@@ -37,7 +38,32 @@ type Model struct {
 	cScale, mScale float64
 	fp8Speed       float64 // compute speed-up of FP8 weights on the target
 
-	tables [numKinds]*table
+	tables [numKinds]*lazyTable
+}
+
+// lazyTable is one kind's table, whose families are built on the kind's
+// first Predict: a process pays only for the kinds it uses (a GQA model never
+// builds the MLA table). Its roofline is fitted (or read from fittedRoofs)
+// when the model is made, since the effective bandwidth depends on it.
+type lazyTable struct {
+	once    sync.Once
+	kind    OpKind
+	samples []sample
+	roof    roof
+	tb      *table
+}
+
+// builtTable wraps a table already built.
+func builtTable(tb *table) *lazyTable {
+	l := &lazyTable{kind: tb.kind, roof: tb.roof, tb: tb}
+	l.once.Do(func() {})
+	return l
+}
+
+// get returns the table, building its families on first use.
+func (l *lazyTable) get() *table {
+	l.once.Do(func() { l.tb = buildFamilies(l.kind, l.samples, l.roof) })
+	return l.tb
 }
 
 // NewModel fits a timing model to a profile for a target GPU. When the target
@@ -79,13 +105,12 @@ func (m *Model) fit(p *Profile) {
 	m.floor = floorOf(p)
 	prior := priorRoof(m.source, m.floor)
 	byKind := samplesByKind(p.Points)
-	for k := GEMM; k <= Route; k++ {
-		m.tables[k] = buildTable(k, byKind[k], prior)
-	}
 	m.bw = envelopeBandwidth(p.Points, m.floor)
 	for k := GEMM; k <= Route; k++ {
-		if tb := m.tables[k]; tb.memoryBound(byKind[k]) >= 3 {
-			m.bw = math.Max(m.bw, tb.roof.bw)
+		r := kindRoof(k, byKind[k], prior)
+		m.tables[k] = &lazyTable{kind: k, samples: byKind[k], roof: r}
+		if memoryBound(r, byKind[k]) >= 3 {
+			m.bw = math.Max(m.bw, r.bw)
 		}
 	}
 }
@@ -213,7 +238,7 @@ func (m *Model) Predict(op Op) Prediction {
 	op16 := op
 	op16.WeightDType = BF16
 	w16 := workOf(op16)
-	tb := m.tables[op.Kind]
+	tb := m.tables[op.Kind].get()
 	lat, extrap := m.measuredLatency(tb, op16)
 
 	// Split the profile-GPU latency (BF16 weights, operands in HBM).

@@ -95,7 +95,7 @@ func TestSyntheticRooflineRecovered(t *testing.T) {
 		if k == AttnPrefill {
 			continue
 		}
-		r := m.tables[k].roof
+		r := m.tables[k].get().roof
 		for _, c := range []struct {
 			name      string
 			got, want float64
@@ -105,7 +105,7 @@ func TestSyntheticRooflineRecovered(t *testing.T) {
 			}
 		}
 	}
-	if r := m.tables[GEMM].roof; math.Abs(r.p/synthRoof.p-1) > 0.01 {
+	if r := m.tables[GEMM].get().roof; math.Abs(r.p/synthRoof.p-1) > 0.01 {
 		t.Errorf("gemm: fitted rate %g, want %g", r.p, synthRoof.p)
 	}
 	ops := []Op{

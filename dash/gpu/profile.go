@@ -315,7 +315,11 @@ func loadProfile(fsys fs.FS, prefix string) (*Profile, error) {
 		if err != nil {
 			return nil, err
 		}
-		p.Points = append(p.Points, pts...)
+		if p.Points == nil {
+			p.Points = pts
+		} else {
+			p.Points = append(p.Points, pts...)
+		}
 	}
 	if found == 0 {
 		return nil, fmt.Errorf("%sno profile files: want at least one of gemm.csv, grouped.csv, attn.csv, misc.csv", prefix)
@@ -412,8 +416,8 @@ func parseMeasurements(r io.Reader, file, kind string) ([]Point, error) {
 		line  int
 		count int
 	}
-	byKey := map[string]*seen{}
-	var pts []Point
+	byKey := make(map[string]*seen, len(t.recs))
+	pts := make([]Point, 0, len(t.recs))
 	for i, rec := range t.recs {
 		line := t.lines[i]
 		c := cells{rec: rec, col: t.col}

@@ -41,7 +41,7 @@ func BenchmarkSynthCache(b *testing.B) {
 		})
 	})
 	b.Run("lookup-only", func(b *testing.B) {
-		tb := m.tables[GEMM]
+		tb := m.tables[GEMM].get()
 		key := famKeyOf(normalize(ops[0]))
 		b.ReportAllocs()
 		b.RunParallel(func(pb *testing.PB) {

@@ -198,12 +198,26 @@ const blend = 0.5
 // buildTable fits a kind's roofline (starting from init) and builds its
 // families from samples of that kind.
 func buildTable(kind OpKind, samples []sample, init roof) *table {
-	tb := &table{kind: kind, roof: init, index: map[famKey]int{}}
+	return buildFamilies(kind, samples, kindRoof(kind, samples, init))
+}
+
+// kindRoof is kind's roofline fitted to samples from init (init itself
+// when there are none), with the kind's ridge smoothing.
+func kindRoof(kind OpKind, samples []sample, init roof) roof {
+	if len(samples) == 0 {
+		return init
+	}
+	init.n = ridgeSmoothing(kind)
+	return fittedRoof(samples, init)
+}
+
+// buildFamilies builds a kind's table with roofline r from samples of that
+// kind.
+func buildFamilies(kind OpKind, samples []sample, r roof) *table {
+	tb := &table{kind: kind, roof: r, index: map[famKey]int{}}
 	if len(samples) == 0 {
 		return tb
 	}
-	init.n = ridgeSmoothing(kind)
-	tb.roof = fitRoof(samples, init)
 
 	// Group by family, then by outer coordinate; merge repeated positions
 	// (the same shape measured for two models) by their geometric mean.
@@ -390,13 +404,12 @@ func (tb *table) nearest(c [3]float64, skip, k int) ([]int, []float64) {
 	return idx, w
 }
 
-// memoryBound counts the samples the fitted roofline puts on its memory
-// side.
-func (tb *table) memoryBound(samples []sample) int {
+// memoryBound counts the samples roofline r puts on its memory side.
+func memoryBound(r roof, samples []sample) int {
 	n := 0
 	for _, s := range samples {
 		w := workOf(s.op)
-		if w.bytes()/tb.roof.bw > w.flops/tb.roof.p {
+		if w.bytes()/r.bw > w.flops/r.p {
 			n++
 		}
 	}

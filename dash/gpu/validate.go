@@ -60,8 +60,9 @@ func newValidation(p *Profile) (*validation, error) {
 
 // predictWith predicts s.op with the model whose table for s.op.Kind is tb.
 func (v *validation) predictWith(tb *table, op Op) float64 {
-	m := *v.m
-	m.tables[op.Kind] = tb
+	m := &Model{}
+	*m = *v.m
+	m.tables[op.Kind] = builtTable(tb)
 	return m.Predict(op).Latency.Seconds()
 }
 
