@@ -88,6 +88,17 @@
 // routing over another number of experts are synthesised from the single
 // measured family of each.
 //
+// # Start-up
+//
+// Fitting the seven rooflines is most of what making a model costs (about
+// 9 ms of CPU). The fits of the shipped profile are stored in
+// fitted_roofs.go, keyed by a digest of the samples and the prior, and used
+// when both match; `go generate ./dash/gpu` rewrites the file and
+// TestFittedRoofs fails when it differs from a fresh fit. Any other profile,
+// and every refit of the error studies, is fitted as before. A kind's
+// families are built on its first Predict, so a process pays only for the
+// kinds it uses.
+//
 // # Compute and Overhead
 //
 // The engine runs an operator in the simulated DASH system in Overhead +
