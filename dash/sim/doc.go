@@ -77,7 +77,7 @@
 //
 // # Exact shortcuts
 //
-// Three shortcuts make long runs fast without changing any result (the tests
+// Four shortcuts make long runs fast without changing any result (the tests
 // compare every field with Options.NoJump):
 //
 //   - Periodic jumps: while nothing structural happens, the state relative
@@ -90,6 +90,11 @@
 //     decode step whose program ran before (same KV blocks) replays its
 //     duration and statistics. The KV cache is paged (16-token blocks by
 //     default), so steps within one block run the same program.
+//   - Replayed segments: decode steps differ only in their attention
+//     kernels, so a decode pass is cut at its attention kernels into
+//     segments, and a segment that starts from a state seen before and runs
+//     the same operators replays its duration, statistics and end state
+//     (segment.go); only the attention kernels are simulated step by step.
 //
 // The engine only reports the moments at which a shortcut may be taken
 // (the shortcuts interface: a structural change, a chunk delivered, an

@@ -65,13 +65,8 @@ func TestEarlyDeliveryOnce(t *testing.T) {
 	for _, r := range dash.Readings() {
 		for _, model := range []string{"qwen3-235b-a22b", "deepseek-v2"} {
 			exp := build(t, model, "dash", 2, 256, 3, withEarly(r, 24*unit.MiB))
-			cfg, err := newConfig(exp)
-			if err != nil {
-				t.Fatal(err)
-			}
-			e := newEngine(cfg)
-			e.useShortcuts(false)
-			pb := newProgramBuilder(exp)
+			e, pb := stepEngine(t, exp)
+			cfg := e.cfg
 			for s, p := range []pass{pb.build(false, 256, 0), pb.build(true, 257, 1)} {
 				if err := e.runPass(&p); err != nil {
 					t.Fatal(err)

@@ -112,6 +112,7 @@ type engine struct {
 	active        []int32    // unfinished streams, in creation order
 	maxOp         int        // highest operator index with streams or prefetches
 	gpuStaged     unit.Bytes // bytes held in the GPU staging buffer
+	holdArray     bool       // reads being queued together: the arrays start on the last
 	processed     int64      // events actually handled
 	replayed      int        // passes replayed from the memo
 	sampled       int        // decode passes simulated by a sampled decode's recorder
@@ -197,7 +198,9 @@ func (e *engine) enqueueReads(stack, op int, runs []readRun) {
 	} else {
 		s.readQ = append(s.readQ, readGroup{op: int32(op), runs: runs})
 	}
-	e.kickArray(stack)
+	if !e.holdArray {
+		e.kickArray(stack)
+	}
 }
 
 func (e *engine) runFor(id int32, total unit.Bytes) readRun {

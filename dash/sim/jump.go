@@ -40,6 +40,10 @@ type shortcuts interface {
 	delivered(id int32)
 	// opStarted follows the start of operator i of the pass (0: a new pass).
 	opStarted(i int)
+	// opEnded follows the end of operator i, the program counter having
+	// moved to the next operator, which has not started; it reports whether
+	// a shortcut took the engine to the end of the pass.
+	opEnded(i int) bool
 	// passEnded follows the end of a pass.
 	passEnded()
 	// report adds what the shortcuts did to p.
@@ -49,10 +53,11 @@ type shortcuts interface {
 // noShortcuts simulates event by event (Options.NoJump).
 type noShortcuts struct{}
 
-func (noShortcuts) delivered(int32) {}
-func (noShortcuts) opStarted(int)   {}
-func (noShortcuts) passEnded()      {}
-func (noShortcuts) report(p *Perf)  {}
+func (noShortcuts) delivered(int32)  {}
+func (noShortcuts) opStarted(int)    {}
+func (noShortcuts) opEnded(int) bool { return false }
+func (noShortcuts) passEnded()       {}
+func (noShortcuts) report(p *Perf)   {}
 func (e *engine) useShortcuts(on bool) {
 	if on {
 		e.cut = newJumper(e)
@@ -92,6 +97,8 @@ type jumper struct {
 	tail     *tailRec // the tail being measured
 	tkey     []byte
 	tailHits int
+	// replayed segments of decode passes (segment.go; nil: off)
+	segs *segMemo
 }
 
 func newJumper(e *engine) *jumper {
@@ -113,6 +120,9 @@ const maxSnapshots = 16
 func (j *jumper) report(p *Perf) {
 	p.Jumps = j.jumps
 	p.SkippedLayers = j.layers
+	if j.segs != nil {
+		p.ReplayedSegments = j.segs.hits
+	}
 }
 
 // off reports whether shortcuts are off for now: a traced pass runs event
@@ -207,11 +217,12 @@ func (j *jumper) opStarted(i int) {
 	if i == 0 { // a new pass
 		clear(j.layerByHash)
 		j.layerSnaps = j.layerSnaps[:0]
+		j.segmentsFor(j.e.pass)
 		return
 	}
 	ops := j.e.pass.ops
 	switch l := ops[i].layer; {
-	case l >= 0 && ops[i-1].layer != l:
+	case l >= 0 && ops[i-1].layer != l && !j.segPass():
 		j.atLayerStart(l)
 	case l < 0 && ops[i-1].layer >= 0:
 		j.atTail()
@@ -335,8 +346,11 @@ func (j *jumper) atTail() {
 	j.tail = &tailRec{key: string(j.tkey), t: e.now, before: append([]int64(nil), j.k.cnt...)}
 }
 
-// passEnded records the tail measured in this pass.
+// passEnded records the tail and the segment measured in this pass.
 func (j *jumper) passEnded() {
+	if j.segPass() && j.segs.rec != nil && j.segs.rec.target < 0 {
+		j.storeSegment(nil)
+	}
 	if j.tail == nil {
 		return
 	}

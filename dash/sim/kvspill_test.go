@@ -95,6 +95,9 @@ func TestSpillExactShortcuts(t *testing.T) {
 	if fast.KV.WritebackWaves == 0 || !sameResult(fast, slow) {
 		t.Fatalf("writeback run: shortcuts %v (%d waves), step by step %v", fast.E2E, fast.KV.WritebackWaves, slow.E2E)
 	}
+	if fast.Perf.ReplayedSegments == 0 {
+		t.Error("no decode segment was replayed")
+	}
 }
 
 // A sampled decode stays within 0.1% of the exact run and moves the same

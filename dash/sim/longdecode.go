@@ -90,6 +90,7 @@ func (r *recorder) measure(ctx, step int, withWB bool) (record, error) {
 // sampledDecode runs decode steps 1..L_out-1 sampling every S-th block.
 func (e *engine) sampledDecode(pb *programBuilder, prompt, output, S int, firstWB *int) error {
 	rec := &recorder{e: newEngine(e.cfg), pb: pb}
+	rec.e.replaySegments()
 	rec.e.budget = e.budget
 	blk := pb.block
 	type pend struct {

@@ -233,6 +233,11 @@ func (e *engine) issueRouted(i int) {
 		return
 	}
 	op.routedDone = true
+	// The shared experts, if not sensed ahead yet, are queued with them:
+	// the selected experts join their group, so that the array interleaves
+	// the two route sets from the first wave and both drain at once.
+	e.holdArray = true
+	e.issuePredictable(i)
 	e.maxOp = max(e.maxOp, i)
 	spec := &e.pass.ops[i]
 	sd, sr := e.assignExperts(spec.sharedN, spec.sharedBytes, 0, 0)
@@ -253,6 +258,10 @@ func (e *engine) issueRouted(i int) {
 			runs = append(runs, e.runFor(id, b))
 		}
 		e.enqueueReads(stack, i, runs)
+	}
+	e.holdArray = false
+	for stack := range n {
+		e.kickArray(stack)
 	}
 }
 
@@ -305,6 +314,9 @@ func (e *engine) onOpEnd(i int) {
 		}
 	}
 	e.pc = i + 1
+	if e.cut.opEnded(i) { // a replayed segment ended the pass
+		return
+	}
 	if e.pc < len(e.pass.ops) {
 		e.startOp(e.pc)
 		e.cut.opStarted(e.pc)

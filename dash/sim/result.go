@@ -193,6 +193,9 @@ type Perf struct {
 	SampledPasses int `json:"sampled_passes"`
 	// SkippedLayers counts layers advanced by layer-level jumps.
 	SkippedLayers int64 `json:"skipped_layers"`
+	// ReplayedSegments counts decode-pass segments (from one attention
+	// kernel to the next) replayed from an earlier step (segment.go).
+	ReplayedSegments int64 `json:"replayed_segments"`
 	// Passes is the number of forward passes (1 + L_out - 1).
 	Passes int `json:"passes"`
 	// Wall is the real time the simulation took. It is left out of JSON so

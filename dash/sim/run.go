@@ -60,6 +60,7 @@ func RunWith(exp dash.Experiment, opts Options) (Result, error) {
 	}
 	e := newEngine(cfg)
 	e.useShortcuts(!opts.NoJump)
+	e.replaySegments()
 	e.budget = bud
 	pb := newProgramBuilder(exp)
 	w := exp.Workload()

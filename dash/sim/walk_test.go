@@ -30,6 +30,7 @@ var notWalked = map[reflect.Type]map[string]string{
 		"budget":     "the run's limits",
 		"budgetTick": "the run's limits",
 		"err":        "ends the run",
+		"holdArray":  "set only within issueRouted, never between events",
 	},
 	reflect.TypeFor[event](): {"seq": "tie-break only: keys order events by it"},
 	reflect.TypeFor[stream](): {

@@ -1,0 +1,390 @@
+package sim
+
+import (
+	"encoding/binary"
+	"slices"
+
+	"github.com/dashlab/dashlab/dash/unit"
+)
+
+// Replayed segments: the exact shortcut across the decode steps of a long
+// decode.
+//
+// Consecutive decode steps differ only in their attention kernels (the
+// attended KV grows, and writebacks move KV to HBF); every other operator
+// is the same in every step. A decode pass is cut at its attention
+// kernels into segments: from the end of layer l's attention to the start
+// of layer l+1's (or to the end of the pass). A segment's outcome (its
+// duration, the increments of every statistic and the state it leaves) is
+// a function of the state it starts from and of the operators it runs,
+// including the predictable HBF reads of the next attention kernel, which
+// are sensed ahead during the segment. A long attention lets the memory
+// system settle (the next operator's prefetch waits in SRAM), so the state
+// at its end recurs from step to step, and so do the segments: the engine
+// keys each segment by its starting state (layer mode: streams by position,
+// operators relative to the program counter, times relative to now, and
+// progress counters in full) and its operators' signature, and a key seen
+// before replays: the statistics advance by the recorded increments and
+// the recorded end state is installed, shifted to now, with fresh stream
+// ids. Only the attention kernels, whose context differs from step to step,
+// are simulated. In this mode the layer jumps (jump.go) compare layers at
+// the start of their attention kernels instead of at their first operator,
+// a boundary that replays reach.
+//
+// The result is the same, bit for bit, as the event-by-event run
+// (Options.NoJump), which the tests check on decodes with and without KV
+// writeback.
+
+// maxSegments bounds the memo; it is cleared when full.
+const maxSegments = 4096
+
+// segMemo holds the recorded segments of a run and the one being recorded.
+type segMemo struct {
+	byKey  map[string]*segment
+	rec    *segRec
+	on     bool // the pass in flight replays segments
+	buf    []byte
+	before []int64 // reused for the recording's counters
+	hits   int64
+}
+
+// segment is a recorded segment: its duration, the increments of the
+// global counters, and the state it ends in (nil: the end of the pass,
+// where the memory system is idle).
+type segment struct {
+	d     Time
+	delta []int64
+	end   *dynState
+}
+
+// segRec is a segment being recorded.
+type segRec struct {
+	key    string
+	t      Time
+	pc     int
+	target int // the attention kernel it ends before; -1: the pass's end
+	before []int64
+}
+
+// dynState is the engine's state at a segment boundary, less the
+// statistics: times relative to the segment's start, operators relative to
+// its first operator, streams numbered by their position among the active
+// streams (-1: a finished stream an operator still lists).
+type dynState struct {
+	pc, maxOp     int
+	writesPending int
+	gpuStaged     unit.Bytes
+	q             []event // in (t, seq) order
+	hbf           []hbfStack
+	hbmUntil      []Time
+	linkUntil     [][numLinkDirs]Time
+	streams       []stream
+	ops           []opState // pc .. max(pc, maxOp)
+}
+
+// idMap renames streams and operators and moves times between the engine
+// and a stored state.
+type idMap struct {
+	stream func(int32) int32
+	op     int32
+	dt     Time
+}
+
+func (m idMap) segs(ss []seg) []seg {
+	if len(ss) == 0 {
+		return nil
+	}
+	out := make([]seg, len(ss))
+	for i, s := range ss {
+		out[i] = seg{stream: m.stream(s.stream), bytes: s.bytes}
+	}
+	return out
+}
+
+func (m idMap) waves(ws [][]seg) [][]seg {
+	if len(ws) == 0 {
+		return nil
+	}
+	out := make([][]seg, len(ws))
+	for i, w := range ws {
+		out[i] = m.segs(w)
+	}
+	return out
+}
+
+// stack copies the dynamic part of an HBF stack (statistics are left
+// zero).
+func (m idMap) stack(s *hbfStack) hbfStack {
+	c := hbfStack{programActive: s.programActive, arrayUntil: s.arrayUntil + m.dt,
+		sensing: m.waves(s.sensing), dataReg: m.waves(s.dataReg), cacheReg: m.segs(s.cacheReg),
+		cacheNext: s.cacheNext, cacheDone: s.cacheDone, tsvWait: s.tsvWait, tsv: server{until: s.tsv.until + m.dt},
+		slotsFree: s.slotsFree, programming: m.segs(s.programming), relayFree: s.relayFree,
+		relayWait: m.segs(s.relayWait), rwWait: m.segs(s.rwWait)}
+	for _, g := range s.readQ {
+		runs := make([]readRun, len(g.runs))
+		for i, r := range g.runs {
+			runs[i] = readRun{stream: m.stream(r.stream), full: r.full, last: r.last}
+		}
+		c.readQ = append(c.readQ, readGroup{op: g.op + m.op, runs: runs, next: g.next})
+	}
+	for _, r := range s.slotWait {
+		c.slotWait = append(c.slotWait, slotReq{kind: r.kind, seg: seg{stream: m.stream(r.seg.stream), bytes: r.seg.bytes}})
+	}
+	for _, w := range s.progPending {
+		c.progPending = append(c.progPending, progWave{bytes: w.bytes, slots: w.slots, parts: m.segs(w.parts)})
+	}
+	return c
+}
+
+func (m idMap) stream1(st *stream) stream {
+	c := *st
+	c.consumer, c.op = st.consumer, st.op+m.op
+	if st.consumer >= 0 {
+		c.consumer += m.op
+	}
+	c.staged = m.segs(st.staged)
+	c.stagedRelay = slices.Clone(st.stagedRelay)
+	c.progBuf.parts = m.segs(st.progBuf.parts)
+	return c
+}
+
+func (m idMap) op1(o *opState) opState {
+	c := *o
+	if o.started {
+		c.start += m.dt
+		c.computeDone += m.dt
+	}
+	c.streams = make([]int32, len(o.streams))
+	for i, id := range o.streams {
+		c.streams[i] = m.stream(id)
+	}
+	return c
+}
+
+func (m idMap) event1(ev event) event {
+	ev.t += m.dt
+	switch ev.kind {
+	case evOpEnd:
+		ev.stream += m.op
+	case evArrayDone:
+	default:
+		if ev.stream >= 0 {
+			ev.stream = m.stream(ev.stream)
+		}
+	}
+	return ev
+}
+
+// capture returns the engine's state relative to a segment that started
+// at t0 with operator pc0.
+func (e *engine) capture(t0 Time, pc0 int) *dynState {
+	local := make(map[int32]int32, len(e.active))
+	for k, id := range e.active {
+		local[id] = int32(k)
+	}
+	m := idMap{op: int32(-pc0), dt: -t0, stream: func(id int32) int32 {
+		if k, ok := local[id]; ok {
+			return k
+		}
+		return -1
+	}}
+	d := &dynState{pc: e.pc - pc0, maxOp: e.maxOp - pc0, writesPending: e.writesPending, gpuStaged: e.gpuStaged}
+	d.q = slices.Clone(e.q)
+	slices.SortFunc(d.q, func(a, b event) int {
+		if a.before(&b) {
+			return -1
+		}
+		return 1
+	})
+	for i := range d.q {
+		d.q[i] = m.event1(d.q[i])
+	}
+	for i := range e.hbf {
+		d.hbf = append(d.hbf, m.stack(&e.hbf[i]))
+	}
+	for i := range e.hbm {
+		d.hbmUntil = append(d.hbmUntil, e.hbm[i].array.until-t0)
+	}
+	for i := range e.links {
+		var u [numLinkDirs]Time
+		for k := range u {
+			u[k] = e.links[i][k].until - t0
+		}
+		d.linkUntil = append(d.linkUntil, u)
+	}
+	for _, id := range e.active {
+		d.streams = append(d.streams, m.stream1(&e.streams[id]))
+	}
+	for i := e.pc; i <= max(e.pc, e.maxOp) && i < len(e.ops); i++ {
+		d.ops = append(d.ops, m.op1(&e.ops[i]))
+	}
+	return d
+}
+
+// install replaces the engine's dynamic state by d, the segment having
+// started with operator pc0 and ending now.
+func (e *engine) install(d *dynState, t0 Time, pc0 int) {
+	base := int32(len(e.streams))
+	dummy := base + int32(len(d.streams)) // stands for the finished streams operators still list
+	m := idMap{op: int32(pc0), dt: t0, stream: func(id int32) int32 {
+		if id < 0 {
+			return dummy
+		}
+		return base + id
+	}}
+	e.active = e.active[:0]
+	for k := range d.streams {
+		e.streams = append(e.streams, m.stream1(&d.streams[k]))
+		e.active = append(e.active, base+int32(k))
+	}
+	e.streams = append(e.streams, stream{consumer: -1, op: -1, started: true, finished: true})
+	e.q = e.q[:0]
+	for _, ev := range d.q {
+		ev = m.event1(ev)
+		e.seq++
+		ev.seq = e.seq
+		e.q = append(e.q, ev) // in (t, seq) order: a valid heap
+	}
+	for i := range e.hbf {
+		s := &e.hbf[i]
+		c := m.stack(&d.hbf[i])
+		c.tsv.busy, c.tsv.bytes = s.tsv.busy, s.tsv.bytes
+		c.senseBusy, c.progBusy, c.waves, c.programs = s.senseBusy, s.progBusy, s.waves, s.programs
+		*s = c
+	}
+	for i := range e.hbm {
+		e.hbm[i].array.until = d.hbmUntil[i] + t0
+	}
+	for i := range e.links {
+		for k := range e.links[i] {
+			e.links[i][k].until = d.linkUntil[i][k] + t0
+		}
+	}
+	clear(e.ops[e.pc:min(len(e.ops), max(e.maxOp, pc0+d.maxOp, pc0+d.pc+len(d.ops)-1)+1)])
+	for k := range d.ops {
+		e.ops[pc0+d.pc+k] = m.op1(&d.ops[k])
+	}
+	e.pc, e.maxOp = pc0+d.pc, pc0+d.maxOp
+	e.writesPending, e.gpuStaged = d.writesPending, d.gpuStaged
+	e.changed()
+}
+
+// replaySegments turns replayed segments on for the decode passes of a
+// fixed-batch run (one attention kernel per layer), when shortcuts are.
+func (e *engine) replaySegments() {
+	if j, ok := e.cut.(*jumper); ok {
+		j.segs = &segMemo{byKey: map[string]*segment{}}
+	}
+}
+
+// segmentsFor starts a pass: segments apply to the decode passes.
+func (j *jumper) segmentsFor(p *pass) {
+	if j.segs != nil {
+		j.segs.on = p.decode && !j.off()
+		j.segs.rec = nil
+	}
+}
+
+// segPass reports whether the pass in flight replays segments.
+func (j *jumper) segPass() bool { return j.segs != nil && j.segs.on }
+
+// segmentSig identifies the operators of the segment of ops operators that
+// starts after layer l's attention kernel: the rest of layer l, layer l+1
+// up to its attention kernel, the kernel's predictable reads, and (for the
+// last layer) the operators after the layers.
+func (j *jumper) segmentSig(l, ops int) []byte {
+	p := j.e.pass
+	b := binary.AppendVarint(j.segs.buf[:0], int64(ops))
+	b = binary.AppendUvarint(b, p.staticSig[l])
+	if l+1 >= len(p.attnIdx) {
+		return binary.AppendUvarint(b, p.tailSig)
+	}
+	b = binary.AppendUvarint(b, p.staticSig[l+1])
+	k := &p.ops[p.attnIdx[l+1]]
+	for _, v := range []int64{int64(k.weights), b2i(k.replicated), int64(k.kvHBF), b2i(k.kvHBM > 0), int64(k.gather),
+		int64(k.sharedN), int64(k.sharedBytes), int64(k.routedN), int64(k.expertSize), b2i(k.readsHBF())} {
+		b = binary.AppendVarint(b, v)
+	}
+	return b
+}
+
+// kernelSig identifies the segment that is layer l's attention kernel: the
+// kernel and the layer's other operators (the kernel's start prefetches
+// the next one that reads HBF).
+func (j *jumper) kernelSig(l int) []byte {
+	b := binary.AppendVarint(j.segs.buf[:0], -1)
+	return binary.AppendUvarint(b, j.e.pass.layerSig[l])
+}
+
+// opEnded is called when operator i has ended and the program counter has
+// moved to the next operator, before it starts. In a decode pass it ends a
+// recording whose segment ends here; then, after an attention kernel or
+// before one (where it first looks for a layer jump), it replays the
+// segment that starts here if it ran before, and again from where that
+// leaves, or starts recording it. It reports whether the pass has ended.
+func (j *jumper) opEnded(int) bool {
+	if !j.segPass() {
+		return false
+	}
+	e, sm, p := j.e, j.segs, j.e.pass
+	if r := sm.rec; r != nil && e.pc == r.target {
+		j.storeSegment(e.capture(r.t, r.pc))
+	}
+	for sm.rec == nil && e.pc < len(p.ops) {
+		prev, cur := &p.ops[e.pc-1], &p.ops[e.pc]
+		var target int
+		switch {
+		case prev.class == ClassAttention && prev.layer >= 0:
+			l := prev.layer
+			target = -1
+			if l+1 < len(p.attnIdx) {
+				target = p.attnIdx[l+1]
+			}
+			sm.buf = j.segmentSig(l, target-e.pc)
+		case cur.class == ClassAttention && cur.layer >= 0:
+			j.atLayerStart(cur.layer) // may skip layers: to the same point of a later one
+			target = e.pc + 1
+			sm.buf = j.kernelSig(p.ops[e.pc].layer)
+		default:
+			return false
+		}
+		j.k.key(e, true)
+		sm.buf = append(sm.buf, j.k.b...)
+		s, ok := sm.byKey[string(sm.buf)]
+		if !ok {
+			sm.before = append(sm.before[:0], j.k.cnt...)
+			sm.rec = &segRec{key: string(sm.buf), t: e.now, pc: e.pc, target: target, before: sm.before}
+			return false
+		}
+		sm.hits++
+		t0, pc0 := e.now, e.pc
+		e.advanceBy(advance{dt: s.d, counters: statKinds, m: 1, to: s.delta})
+		if e.err != nil {
+			return false
+		}
+		if s.end == nil {
+			e.idle()
+			e.pc = len(p.ops)
+			e.passEnded = true
+			return true
+		}
+		e.install(s.end, t0, pc0)
+	}
+	return false
+}
+
+// storeSegment ends the recording with the state it ends in (nil: the end
+// of the pass).
+func (j *jumper) storeSegment(end *dynState) {
+	sm := j.segs
+	r := sm.rec
+	sm.rec = nil
+	after := j.e.globalCounters(nil)
+	for i := range after {
+		after[i] -= r.before[i]
+	}
+	if len(sm.byKey) >= maxSegments {
+		clear(sm.byKey)
+	}
+	sm.byKey[r.key] = &segment{d: j.e.now - r.t, delta: after, end: end}
+}
