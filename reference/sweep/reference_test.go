@@ -198,7 +198,9 @@ func TestFig12SpecsMatchHarness(t *testing.T) {
 					if err != nil {
 						t.Fatal(err)
 					}
-					if stall := row.Result.(sim.Result).E2E - ref.Result.(sim.Result).E2E; stall != pt.Stall {
+					// (the harness reports no negative stall: a slower program that
+					// happens to reorder reads favourably exposes none)
+					if stall := max(0, row.Result.(sim.Result).E2E-ref.Result.(sim.Result).E2E); stall != pt.Stall {
 						t.Errorf("%s %v reading, %s: stall from the rows %v, harness %v", c.file, rd, label, stall, pt.Stall)
 					}
 				}
