@@ -26,7 +26,10 @@
 // backs the TSV and the array up (backpressure) instead of dropping data.
 // Writes run the other way: prefill KV crosses the GPU-HBF link into SRAM
 // and is programmed a wave at a time (t_PROG, the array busy); in RelayOnly
-// it goes through the HBM base die; decode KV is appended in HBM. When the
+// it goes through the HBM base die, and a chunk leaves the GPU only once it
+// holds an HBF SRAM slot, then a relay slot (relay reads take the two in
+// the same order, so the SRAMs never fill with data each waiting for the
+// other); decode KV is appended in HBM. When the
 // decode KV reaches the plan's package-wide HBM budget, the oldest page
 // wave of one layer's decode KV (each HBM stack's part of it) is written
 // back HBM -> HBF after that layer's QKV projection, its program

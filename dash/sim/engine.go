@@ -579,12 +579,13 @@ func (e *engine) issueWrite(id int32) {
 			e.startSlotted(stack, slotDirectWrite, sg)
 		}
 	case RouteRelayWrite:
-		s := &e.hbf[stack]
-		if s.relayFree > 0 && len(s.relayWait) == 0 && len(s.rwWait) == 0 {
-			s.relayFree--
-			e.startRelayWriteLink(stack, sg)
-		} else {
-			s.rwWait = append(s.rwWait, sg)
+		// The HBF SRAM slot is reserved before the relay slot: relay reads
+		// hold an HBF slot while they wait for a relay slot, so a relay
+		// write that held a relay slot while it waited for an HBF slot
+		// could close a circular wait (both SRAMs full of data waiting for
+		// the other).
+		if e.takeSlot(stack, slotReq{kind: slotRelayWrite, seg: sg}) {
+			e.startSlotted(stack, slotRelayWrite, sg)
 		}
 	case RouteHBMWrite:
 		e.cross(stack, linkGPUToHBM, RouteHBMWrite, evHBMWLinkDone, sg)
@@ -594,8 +595,8 @@ func (e *engine) issueWrite(id int32) {
 	}
 }
 
-// toHBF moves a written segment that waits outside the HBF stack (in the
-// relay SRAM or in DRAM) on: the stream's next segment is issued, and this
+// toHBF moves a written segment that waits outside the HBF stack (in
+// DRAM: writeback) on: the stream's next segment is issued, and this
 // one crosses the HBM-HBF link once an HBF SRAM slot is free.
 func (e *engine) toHBF(stack int, kind slotKind, sg seg) {
 	e.issueWrite(sg.stream)
@@ -610,7 +611,13 @@ func (e *engine) startSlotted(stack int, kind slotKind, sg seg) {
 	case slotDirectWrite:
 		e.cross(stack, linkGPUToHBF, RouteDirectWrite, evWLinkDone, sg)
 	case slotRelayWrite:
-		e.cross(stack, linkHBMToHBF, RouteRelayWrite, evRWDownDone, sg)
+		s := &e.hbf[stack]
+		if s.relayFree > 0 && len(s.relayWait) == 0 && len(s.rwWait) == 0 {
+			s.relayFree--
+			e.startRelayWriteLink(stack, sg)
+		} else {
+			s.rwWait = append(s.rwWait, sg)
+		}
 	case slotWriteback:
 		e.cross(stack, linkHBMToHBF, RouteWriteback, evWBLinkDone, sg)
 	}
@@ -708,8 +715,9 @@ func (e *engine) handle(ev event) {
 	case evWLinkDone:
 		e.issueWrite(sg.stream)
 		e.bufferProgram(stack, sg)
-	case evRWLinkDone:
-		e.toHBF(stack, slotRelayWrite, sg)
+	case evRWLinkDone: // its HBF SRAM slot is already held
+		e.issueWrite(sg.stream)
+		e.cross(stack, linkHBMToHBF, RouteRelayWrite, evRWDownDone, sg)
 	case evRWDownDone:
 		e.releaseRelay(stack)
 		e.bufferProgram(stack, sg)

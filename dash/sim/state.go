@@ -72,7 +72,7 @@ type slotKind uint8
 const (
 	slotTSVRead     slotKind = iota // a sensed segment waiting to cross the TSV
 	slotDirectWrite                 // a GPU write waiting to cross the GPU-HBF link
-	slotRelayWrite                  // a relayed write waiting to cross the HBM-HBF link
+	slotRelayWrite                  // a relayed write waiting to leave the GPU (then for a relay slot)
 	slotWriteback                   // HBM data waiting to cross the HBM-HBF link
 )
 
@@ -107,7 +107,7 @@ type hbfStack struct {
 	// HBM base-die relay SRAM of the paired HBM stack.
 	relayFree int
 	relayWait []seg // relay hop-1 transfers (reads) waiting for a relay slot
-	rwWait    []seg // relay writes waiting for a relay slot
+	rwWait    []seg // relay writes (holding an HBF SRAM slot) waiting for a relay slot
 	senseBusy Time
 	progBusy  Time
 	waves     int64
