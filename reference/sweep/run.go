@@ -28,9 +28,10 @@ type RunOptions struct {
 // Run runs the plan's points (those of the shard, less those done) on
 // opts.Workers goroutines and hands each row to emit in point order. A
 // point that fails gives a row with its error; the sweep goes on. When ctx
-// is cancelled, no new point starts, the running ones finish, the rows that
-// follow in order are handed over, and Run returns ctx.Err(). An error from
-// emit stops the run and is returned.
+// is cancelled, no new point starts and no further row is handed over (rows
+// computed but not yet handed over are dropped: a resume runs them again),
+// and Run returns ctx.Err(). An error from emit stops the run and is
+// returned.
 func (p *Plan) Run(ctx context.Context, opts RunOptions, emit func(Row) error) error {
 	todo, err := p.todo(opts)
 	if err != nil {
@@ -94,7 +95,9 @@ func (p *Plan) Run(ctx context.Context, opts RunOptions, emit func(Row) error) e
 	var emitErr error
 	for d := range results {
 		pending[d.pos] = d
-		for emitErr == nil {
+		// once cancelled, no further row is written, even one already
+		// computed: a cancelled run stops where it is (resume runs the rest)
+		for emitErr == nil && ctx.Err() == nil {
 			dn, ok := pending[next]
 			if !ok || !dn.ok { // an interrupted point stops the rows here
 				break
