@@ -112,11 +112,8 @@ func runCost(args []string, _ io.Reader, stdout, stderr io.Writer) error {
 			LinkPowerLowW: float64(p.LinkPowerLow), LinkPowerHighW: float64(p.LinkPowerHigh),
 			GainAtR1D0X: dash.CostModel{R: 1}.Gain(v)})
 	}
-	switch *format {
-	case "json":
-		return writeJSON(stdout, out)
-	case "csv":
-		return tables.pick(csvOf(out.Gain), csvOf(out.Breakeven), csvOf(out.Scaling)).write(stdout)
+	if ok, err := writeData(stdout, *format, out, func() csvTable { return tables.pick(csvOf(out.Gain), csvOf(out.Breakeven), csvOf(out.Scaling)) }); ok {
+		return err
 	}
 	writeCostTable(stdout, out, rs, ds)
 	return nil

@@ -111,3 +111,16 @@ func (c tableChoice) check() error {
 
 // pick returns the chosen table of tables, given in the order of the names.
 func (c tableChoice) pick(tables ...csvTable) csvTable { return tables[slices.Index(c.names, *c.name)] }
+
+// writeData writes a result in one of the data formats: the whole of v as
+// JSON, or the table that csv gives as CSV. It reports false for any other
+// format, which the caller prints as its own table.
+func writeData(w io.Writer, format string, v any, csv func() csvTable) (bool, error) {
+	switch format {
+	case "json":
+		return true, writeJSON(w, v)
+	case "csv":
+		return true, csv().write(w)
+	}
+	return false, nil
+}

@@ -88,11 +88,8 @@ func runEndurance(args []string, _ io.Reader, stdout, stderr io.Writer) error {
 			out.Lifetimes = append(out.Lifetimes, enduranceCellJSON{Utilization: u, PECycles: e, LifetimeYears: jsonSafe(res.Years[i][j])})
 		}
 	}
-	switch *format {
-	case "json":
-		return writeJSON(stdout, out)
-	case "csv":
-		return csvOf(out.Lifetimes).write(stdout)
+	if ok, err := writeData(stdout, *format, out, func() csvTable { return csvOf(out.Lifetimes) }); ok {
+		return err
 	}
 	fmt.Fprintf(stdout, "%s\n  C_KV  = %.1f GB (KV-owned HBF superblocks of the flash model)\n  R_HBF = %.3f GB/s (%s)\n  A_W   = %g (%s)\n\nLifetime in years (rows: load u; columns: P/E cycles)\n\n",
 		out.Formula, out.KVCapacityGB, out.WriteRateGBps, out.WriteRateSource, out.WriteAmplification, out.WASource)

@@ -118,11 +118,8 @@ func runEnergy(args []string, _ io.Reader, stdout, stderr io.Writer) error {
 	for _, p := range priced {
 		out.Points = append(out.Points, energyRow(p))
 	}
-	switch *format {
-	case "json":
-		return writeJSON(stdout, out)
-	case "csv":
-		return energyCSV(out.Points).write(stdout)
+	if ok, err := writeData(stdout, *format, out, func() csvTable { return energyCSV(out.Points) }); ok {
+		return err
 	}
 	fmt.Fprintf(stdout, "Memory-system energy per generated token (mJ): link %.2f, HBM %.2f, HBF read %.2f, program %.1f pJ/bit\n(%s)\n\n",
 		out.Params.LinkPJPerBit, out.Params.HBMPJPerBit, out.Params.HBFReadPJPerBit, out.Params.HBFProgramPJPerBit, energySources)

@@ -167,11 +167,8 @@ func gpuValidate(args []string, stdout, stderr io.Writer) error {
 	out := gpuValidateJSON{Profile: *profile, GPU: p.GPU().ID, Env: gpuEnvJSON(p.Env),
 		LeaveOneOut: errorStatsOf(loo), HeldOutFamilies: errorStatsOf(held), HeldOutModels: errorStatsOf(byModel),
 		HeldOutSizes: errorStatsOf(sizes)}
-	switch *format {
-	case "json":
-		return writeJSON(stdout, out)
-	case "csv":
-		return out.csv().write(stdout)
+	if ok, err := writeData(stdout, *format, out, func() csvTable { return out.csv() }); ok {
+		return err
 	}
 	g := p.GPU()
 	fmt.Fprintf(stdout, "profile %s: %s (%s, %d SMs), measured %s, torch %s, CUDA %s\n",

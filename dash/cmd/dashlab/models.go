@@ -75,11 +75,8 @@ func runModels(args []string, _ io.Reader, stdout, stderr io.Writer) error {
 			MaxContext:              m.MaxContext, LookaheadEligible: m.LookaheadEligible(),
 		})
 	}
-	switch *format {
-	case "json":
-		return writeJSON(stdout, rows)
-	case "csv":
-		return csvOf(rows).write(stdout)
+	if ok, err := writeData(stdout, *format, rows, func() csvTable { return csvOf(rows) }); ok {
+		return err
 	}
 	t := &table{}
 	t.add("id", "attn", "layers(moe)", "experts/top-k", "router", "checkpoint", "params", "active", "weights", "expert%", "bytes/expert", "KV B/token/layer")

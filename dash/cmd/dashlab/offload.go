@@ -127,11 +127,8 @@ func runOffload(args []string, _ io.Reader, stdout, stderr io.Writer) error {
 	for _, f := range res.Fits {
 		out.CoreFits = append(out.CoreFits, amdahlFitJSON{Batch: f.Batch, SerialMs: f.Serial.Milliseconds(), ParallelMs: f.Parallel.Milliseconds(), MaxErrPct: f.MaxErrPct})
 	}
-	switch *format {
-	case "json":
-		return writeJSON(stdout, out)
-	case "csv":
-		return tables.pick(csvOf(out.Evaluations), csvOf(out.CoreCurve), csvOf(out.CoreFits)).write(stdout)
+	if ok, err := writeData(stdout, *format, out, func() csvTable { return tables.pick(csvOf(out.Evaluations), csvOf(out.CoreCurve), csvOf(out.CoreFits)) }); ok {
+		return err
 	}
 	writeOffloadTable(stdout, out)
 	return nil

@@ -68,11 +68,8 @@ func runSystems(args []string, _ io.Reader, stdout, stderr io.Writer) error {
 			HBMCapacityBytes: int64(s.HBMCapacity()), HBFCapacityBytes: int64(s.HBFCapacity()),
 			GPUFacingLinks: tp.GPUFacingLinks(), Links: tp.Links(), PairFamily: f.PairFamily})
 	}
-	switch *format {
-	case "json":
-		return writeJSON(stdout, rows)
-	case "csv":
-		return csvOf(rows).write(stdout)
+	if ok, err := writeData(stdout, *format, rows, func() csvTable { return csvOf(rows) }); ok {
+		return err
 	}
 	t := &table{}
 	t.add("id", "name", "topology", "pairs", "paths", "HBM", "HBF", "GPU-facing links", "links")
