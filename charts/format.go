@@ -8,7 +8,7 @@ import (
 
 // Dur writes a duration for a reader: four significant digits at most and the unit
 // apart, µs for microseconds ("14.79 ms", "3 µs", "1.5 s", "850 ns"). unit.Duration's
-// String ("14.7916ms", "3us") is the exact form that YAML and the command line read
+// String ("14.7916ms", "3µs") is the exact form that YAML and the command line read
 // back; Dur is for titles, labels and prose.
 func Dur(d unit.Duration) string {
 	v, u := float64(d), "ns"

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strings"
 
 	ec "github.com/go-echarts/go-echarts/v2/charts"
 	"github.com/go-echarts/go-echarts/v2/opts"
@@ -60,7 +61,7 @@ func SweepHeatMap(c Common, h summary.HeatMap, marks ...SweepMark) (Chart, error
 	setGrid(&hm.RectChart, func(g *opts.Grid) { g.Top = "100" })
 	hm.AddSeries(h.Metric, data, ec.WithLabelOpts(opts.Label{Show: opts.Bool(true), Color: "#202124"}))
 	for _, m := range marks {
-		x, y := slices.Index(h.X, m.X), slices.Index(h.Y, m.Y)
+		x, y := cellIndex(h.X, m.X), cellIndex(h.Y, m.Y)
 		if x < 0 || y < 0 {
 			return nil, fmt.Errorf("charts: SweepHeatMap: mark %q at (%s, %s): not a cell (x: %v, y: %v)", m.Label, m.X, m.Y, h.X, h.Y)
 		}
@@ -71,6 +72,15 @@ func SweepHeatMap(c Common, h summary.HeatMap, marks ...SweepMark) (Chart, error
 		hm.Overlap(s)
 	}
 	return hm, nil
+}
+
+// cellIndex finds a mark's value among a heat map's axis values; a value
+// typed with the ASCII "us" ("3us") finds the row label "3µs".
+func cellIndex(values []string, v string) int {
+	if i := slices.Index(values, v); i >= 0 || !strings.HasSuffix(v, "us") {
+		return i
+	}
+	return slices.Index(values, strings.TrimSuffix(v, "us")+"µs")
 }
 
 // roundSig rounds v to n significant digits.

@@ -32,7 +32,7 @@ func ExampleExperimentBuilder() {
 	fmt.Println("HBM per stack:", p.HBM.Weights, "of replicas")
 	// Output:
 	// qwen3-235b-a22b/dash/B4/1024-128
-	// t_R: 10us page wave: 8 MiB
+	// t_R: 10µs page wave: 8 MiB
 	// HBF per stack: 235.0936 GB of weights, 376 MiB of prefill KV
 	// HBM per stack: 7.3749 GB of replicas
 }
@@ -56,7 +56,7 @@ workload: {batch: 16, prompt: 2048, output: 256}
 	s := exp.System()
 	fmt.Println(exp.Name(), s.Topology.Name(), s.HBF.TRead, s.HBF.PageWave(), s.HBF.ArrayReadBandwidth())
 	// Output:
-	// slow-flash RelayOnly 20us 16 MiB 838.8608 GB/s
+	// slow-flash RelayOnly 20µs 16 MiB 838.8608 GB/s
 }
 
 // A model that does not fit is refused with the bytes needed and available.

@@ -58,7 +58,7 @@ func TestValidationNamesFieldAndValue(t *testing.T) {
 	s.HBM.Capacity = 0
 	s.Link.Modules = 0
 	err := s.Validate()
-	for _, want := range []string{"hbf.t_read = -3us: outside the plausible range 10ns .. 10s", "hbm.capacity = 0 B: outside the plausible range 1 MB .. 1000 TB", "link.modules = 0"} {
+	for _, want := range []string{"hbf.t_read = -3µs: outside the plausible range 10ns .. 10s", "hbm.capacity = 0 B: outside the plausible range 1 MB .. 1000 TB", "link.modules = 0"} {
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("error %v does not contain %q", err, want)
 		}

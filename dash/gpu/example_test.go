@@ -34,8 +34,8 @@ func Example() {
 	}
 	fmt.Println("H100 PCIe (derived):", h100.Derived(), h100.Predict(op).Latency)
 	// Output:
-	// H200: 24.174us measured: true weights: 72 MiB
-	// split: 7.617us + max( 111ns , bytes / 4.5614 TB/s )
-	// FP8 weights: 15.898us
-	// H100 PCIe (derived): true 47.354us
+	// H200: 24.174µs measured: true weights: 72 MiB
+	// split: 7.617µs + max( 111ns , bytes / 4.5614 TB/s )
+	// FP8 weights: 15.898µs
+	// H100 PCIe (derived): true 47.354µs
 }

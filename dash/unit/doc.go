@@ -13,7 +13,9 @@
 // than its rate.
 //
 // Every type parses from and prints to a human string with its unit
-// ("24 GB", "4 KiB", "1.6 TB/s", "3us", "756 TFLOP/s"); YAML specs use those
+// ("24 GB", "4 KiB", "1.6 TB/s", "3µs", "756 TFLOP/s"); YAML specs use those
 // strings, and a bare number where a unit is needed is an error that names
-// the missing unit.
+// the missing unit. Microseconds print as "µs" (the micro sign, as Go's
+// time.Duration prints them) and parse from "µs", "μs" or the ASCII "us", so
+// specs may be typed either way and files written before still read.
 package unit

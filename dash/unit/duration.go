@@ -27,7 +27,10 @@ func (d Duration) Milliseconds() float64 { return float64(d) / 1e6 }
 func (d Duration) Microseconds() float64 { return float64(d) / 1e3 }
 
 // String prints d with the largest unit that keeps the mantissa at least 1:
-// "3us", "100us", "2.621ms", "20.982s".
+// "3µs", "100µs", "2.621ms", "20.982s". Microseconds are written "µs" (the
+// micro sign U+00B5, as Go's time.Duration writes them); ParseDuration and
+// YAML read "µs", "μs" (Greek mu) and the ASCII "us" alike, so the text
+// reads back exactly and files written with "us" still read.
 func (d Duration) String() string {
 	sign, m := magnitude(int64(d))
 	switch {
@@ -36,7 +39,7 @@ func (d Duration) String() string {
 	case m >= uint64(Millisecond):
 		return sign + trimFloat(float64(m)/1e6) + "ms"
 	case m >= uint64(Microsecond):
-		return sign + trimFloat(float64(m)/1e3) + "us"
+		return sign + trimFloat(float64(m)/1e3) + "µs"
 	default:
 		return fmt.Sprintf("%s%dns", sign, m)
 	}

@@ -83,9 +83,10 @@ var durationUnits = map[string]float64{
 	"ns": 1, "us": 1e3, "µs": 1e3, "μs": 1e3, "ms": 1e6, "s": 1e9,
 }
 
-// ParseDuration parses "3us", "100 us", "2.5ms", "20s". The unit is required.
+// ParseDuration parses "3µs", "3us", "100 us", "2.5ms", "20s". The unit is
+// required; microseconds may be written µs (micro sign or Greek mu) or us.
 func ParseDuration(s string) (Duration, error) {
-	v, err := lookup(s, "duration", durationUnits, "ns, us, ms, s")
+	v, err := lookup(s, "duration", durationUnits, "ns, µs (or us), ms, s")
 	if err != nil {
 		return 0, err
 	}
@@ -137,7 +138,7 @@ func scalar(n *yaml.Node, what string) (string, error) {
 }
 
 var exampleOf = map[string]string{
-	"byte count": `"24 GB" or "4 KiB"`, "bandwidth": `"1.6 TB/s"`, "duration": `"3us"`,
+	"byte count": `"24 GB" or "4 KiB"`, "bandwidth": `"1.6 TB/s"`, "duration": `"3µs" or "3us"`,
 	"compute rate": `"756 TFLOP/s"`, "frequency": `"1755 MHz"`, "energy per bit": `"0.5 pJ/bit"`,
 	"power": `"6.4 W"`,
 }
@@ -180,7 +181,7 @@ func (r *BytesPerSecond) UnmarshalYAML(n *yaml.Node) error {
 // MarshalYAML writes r with its unit.
 func (r BytesPerSecond) MarshalYAML() (any, error) { return r.String(), nil }
 
-// UnmarshalYAML reads a duration such as "3us".
+// UnmarshalYAML reads a duration such as "3µs" or "3us".
 func (d *Duration) UnmarshalYAML(n *yaml.Node) error {
 	s, err := scalar(n, "duration")
 	if err != nil {

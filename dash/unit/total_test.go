@@ -19,7 +19,7 @@ func TestStringIsTotal(t *testing.T) {
 		{Duration(math.MinInt64).String(), "-9223372036.8548s"},
 		{Duration(math.MaxInt64).String(), "9223372036.8548s"},
 		{Duration(0).String(), "0ns"},
-		{Duration(-3 * Microsecond).String(), "-3us"},
+		{Duration(-3 * Microsecond).String(), "-3µs"},
 		{BytesPerSecond(math.Inf(1)).String(), "+Inf TB/s"},
 		{BytesPerSecond(math.NaN()).String(), "NaN B/s"},
 	} {

@@ -48,6 +48,14 @@ func TestStringRoundTrip(t *testing.T) {
 			t.Errorf("ParseDuration(%q) = %d, %v; want %d", d.String(), got, err, d)
 		}
 	}
+	if s := (3 * Microsecond).String(); s != "3\u00b5s" {
+		t.Errorf("3 µs prints as %q, want 3µs with the micro sign", s)
+	}
+	for _, text := range []string{"3µs", "3 μs", "3us", "3 us", "3000ns"} { // micro sign, Greek mu, ASCII
+		if got, err := ParseDuration(text); err != nil || got != 3*Microsecond {
+			t.Errorf("ParseDuration(%q) = %v, %v; want 3µs", text, got, err)
+		}
+	}
 	if s := (1.6 * TBps).String(); s != "1.6 TB/s" {
 		t.Errorf("1.6 TB/s prints as %q", s)
 	}
@@ -101,7 +109,7 @@ func TestYAML(t *testing.T) {
 		t.Errorf("bare number: error = %v", err)
 	}
 	out, err := yaml.Marshal(v)
-	if err != nil || !strings.Contains(string(out), "t_read: 3us") {
+	if err != nil || !strings.Contains(string(out), "t_read: 3µs") {
 		t.Errorf("marshal = %s, %v", out, err)
 	}
 }

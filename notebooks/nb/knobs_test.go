@@ -22,11 +22,11 @@ func TestKnobsRefuseValuesWithoutUnits(t *testing.T) {
 		k    Knobs
 		want []string
 	}{
-		{Knobs{TRead: 3}, []string{"hbf.t_read = 3ns", "10ns .. 10s", "did you mean 3us"}},
+		{Knobs{TRead: 3}, []string{"hbf.t_read = 3ns", "10ns .. 10s", "did you mean 3µs"}},
 		{Knobs{PageSize: 4}, []string{"hbf.page_size = 4 B", "in bytes"}},
 		{Knobs{LinkBandwidth: 1.6}, []string{"link.usable", "in B/s"}},
 		{Knobs{LinkBandwidth: 0.5 * unit.GBps}, []string{"link.usable", "1 GB/s"}},
-		{Knobs{TRead: -3 * unit.Microsecond}, []string{"hbf.t_read = -3us"}},
+		{Knobs{TRead: -3 * unit.Microsecond}, []string{"hbf.t_read = -3µs"}},
 	} {
 		err := build(c.k)
 		if err == nil {

@@ -139,7 +139,7 @@ func Run(c Case) (charts.NamedResult, error) {
 //
 // A field left out (zero) keeps the system's value. Every value given is checked by
 // the builder: nb.Knobs{TRead: 3} (3 ns, a number without its unit) is refused with
-// "hbf.t_read = 3ns: outside the plausible range 10ns .. 10s (... did you mean 3us
+// "hbf.t_read = 3ns: outside the plausible range 10ns .. 10s (... did you mean 3µs
 // ...)". Apply returns them as a Case.Modify function (With composes the same knobs
 // one at a time).
 type Knobs struct {

@@ -3,9 +3,9 @@ package sweep
 import (
 	"bufio"
 	"fmt"
-
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 )
 
@@ -44,6 +44,7 @@ func ReadRows(path string, fn func(Row) error) (Header, error) {
 	if err != nil {
 		return Header{}, err
 	}
+	fn = upgradeLabels(fn)
 	if format == FormatParquet {
 		return readParquet(path, fn)
 	}
@@ -166,4 +167,24 @@ func syncDir(dir string) error {
 	defer d.Close()
 	_ = d.Sync() // not every file system syncs directories
 	return nil
+}
+
+// legacyMicros matches a duration written with the ASCII "us" of files
+// made before labels said "µs": a whole number token ("3us", "2.5 us",
+// "{t_read: 3us}"), never letters inside a name ("dash-3us" stays).
+var legacyMicros = regexp.MustCompile(`(^|[\s{\[,:])([-+]?[0-9][0-9.eE+-]*)( ?)us($|[\s}\],])`)
+
+// upgradeLabels hands fn rows whose axis values are written as labels are
+// now ("3us" -> "3µs"), so that rows of files written before read like new
+// ones (Table.Find, Heat, merged shards). Point keys never changed (see
+// keyLabel).
+func upgradeLabels(fn func(Row) error) func(Row) error {
+	return func(r Row) error {
+		for i, v := range r.Values {
+			if strings.Contains(v, "us") {
+				r.Values[i] = legacyMicros.ReplaceAllString(v, "${1}${2}${3}µs${4}")
+			}
+		}
+		return fn(r)
+	}
 }

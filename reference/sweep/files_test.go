@@ -241,3 +241,90 @@ func TestRunFileLocked(t *testing.T) {
 		t.Errorf("a second run into a locked file: %v", err)
 	}
 }
+
+// TestKeysKeepTheASCIIMicros pins the key of a point to the text hashed
+// before labels said "µs": keys of files written then must not change.
+func TestKeysKeepTheASCIIMicros(t *testing.T) {
+	tread, err := resolvePath("overrides.hbf.t_read", "", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sys, err := resolvePath("system", "", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := &Plan{axes: []axis{{path: "overrides.hbf.t_read", field: tread}, {path: "system", field: sys}}}
+	// sha256(32 zero bytes + "\x00overrides.hbf.t_read=3us\x00system=dash")[:8]
+	if got, want := p.keyOf([]string{"3µs", "dash"}), "6ae55880bb5444e1"; got != want {
+		t.Errorf("key = %s, want %s (the key of the same point written with \"3us\")", got, want)
+	}
+	if a, b := p.keyOf([]string{"3µs", "µs-flash"}), p.keyOf([]string{"3µs", "us-flash"}); a == b {
+		t.Errorf("a string axis's µ was rewritten in its key")
+	}
+}
+
+// TestLegacyMicrosFiles: a file written with "3us" labels (before labels
+// said "µs") resumes, merges with new shards and is found by value.
+func TestLegacyMicrosFiles(t *testing.T) {
+	p := compileYAML(t, tinySpec)
+	dir := t.TempDir()
+	whole := filepath.Join(dir, "whole.csv")
+	if _, err := RunFile(context.Background(), p, whole, RunOptions{Workers: 2}); err != nil {
+		t.Fatal(err)
+	}
+	data, _ := os.ReadFile(whole)
+	if !bytes.Contains(data, []byte(",3µs,")) {
+		t.Fatalf("rows do not say µs:\n%s", data)
+	}
+	legacy := bytes.ReplaceAll(data, []byte("µs"), []byte("us"))
+	lines := bytes.SplitAfter(legacy, []byte("\n"))
+	// an old run stopped after 5 rows, resumed by this version
+	old := filepath.Join(dir, "old.csv")
+	os.WriteFile(old, bytes.Join(lines[:6], nil), 0o644)
+	sum, err := RunFile(context.Background(), p, old, RunOptions{Workers: 2})
+	if err != nil || sum.Existing != 5 || !sum.Complete {
+		t.Fatalf("resume of an old file: %+v, %v", sum, err)
+	}
+	for _, path := range []string{old, whole} {
+		tb, err := Load(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, v := range []string{"2us", "2µs", "2 us"} {
+			if _, err := tb.Find("model", "qwen3-235b-a22b", "system", "dash", "overrides.hbf.t_read", v); err != nil {
+				t.Errorf("%s: find %s: %v", path, v, err)
+			}
+		}
+	}
+	// an old shard merged with a new one gives the new unsharded file
+	var parts []string
+	for i := range 2 {
+		part := filepath.Join(dir, "part"+string(rune('0'+i))+".csv")
+		if _, err := RunFile(context.Background(), p, part, RunOptions{Workers: 2, Shard: Shard{i, 2}}); err != nil {
+			t.Fatal(err)
+		}
+		parts = append(parts, part)
+	}
+	b, _ := os.ReadFile(parts[0])
+	os.WriteFile(parts[0], bytes.ReplaceAll(b, []byte("µs"), []byte("us")), 0o644)
+	merged := filepath.Join(dir, "merged.csv")
+	if err := Merge(merged, parts); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := os.ReadFile(merged); !bytes.Equal(got, data) {
+		t.Errorf("an old shard merged with a new one differs from the new unsharded run:\n%s\nwant\n%s", got, data)
+	}
+}
+
+func TestUpgradeLabels(t *testing.T) {
+	for in, want := range map[string]string{
+		"3us": "3µs", "-2.5 us": "-2.5 µs", "1e+03us": "1e+03µs", "{t_read: 3us, t_prog: 100us}": "{t_read: 3µs, t_prog: 100µs}",
+		"[3us, 4us]": "[3µs, 4µs]", "dash-3us": "dash-3us", "us": "us", "3usb": "3usb", "3µs": "3µs", "plus": "plus",
+	} {
+		var got string
+		upgradeLabels(func(r Row) error { got = r.Values[0]; return nil })(Row{Values: []string{in}})
+		if got != want {
+			t.Errorf("%q -> %q, want %q", in, got, want)
+		}
+	}
+}

@@ -479,14 +479,27 @@ func (p *Plan) materialize(digits []int) Point {
 	return pt
 }
 
-// keyOf hashes the fingerprint and the axis values.
+// keyOf hashes the fingerprint and the axis values, each in its key form
+// (keyLabel).
 func (p *Plan) keyOf(labels []string) string {
 	h := sha256.New()
 	h.Write(p.fingerprint[:])
 	for i, a := range p.axes {
-		fmt.Fprintf(h, "\x00%s=%s", a.path, labels[i])
+		fmt.Fprintf(h, "\x00%s=%s", a.path, keyLabel(a.field.typ, labels[i]))
 	}
 	return hex.EncodeToString(h.Sum(nil)[:8])
+}
+
+// keyLabel is the text a point key hashes for a label: the label with
+// microseconds spelled "us", as labels were written before they said "µs".
+// Keys thus stay what they were, and files written before (resumed with
+// --out, or merged as shards) still match their sweep. A string-valued
+// axis hashes its value as it is.
+func keyLabel(t reflect.Type, label string) string {
+	if t != nil && t.Kind() == reflect.String {
+		return label
+	}
+	return strings.ReplaceAll(label, "µs", "us")
 }
 
 // validate checks a materialised point.

@@ -31,7 +31,7 @@ func TestSpecErrors(t *testing.T) {
 		{"unknown system", "axes: [{path: system, values: [dash, dash-x]}]",
 			[]string{`axis system: value "dash-x"`, "unknown system"}},
 		{"duplicate value", "axes: [{path: overrides.hbf.t_read, values: [3us, 3000ns]}]",
-			[]string{`value "3us" appears twice`}},
+			[]string{`value "3µs" appears twice`}},
 		{"range without unit", "axes: [{path: overrides.hbf.t_read, range: {from: 1, to: 8us, factor: 2}}]",
 			[]string{"range: from", "needs a unit"}},
 		{"range two steps", "axes: [{path: workload.batch, range: {from: 1, to: 8, factor: 2, count: 3}}]",
@@ -93,10 +93,10 @@ where: ["workload.batch <= 16", "overrides.hbf.t_read != 2us"]
 		t.Fatal(err)
 	}
 	// first axis slowest: point 4 = page 4 KiB, t_R 3us (2us dropped), B = 4
-	if got := strings.Join(pt.Labels, " "); got != "4 KiB 8 MiB 3us 4" {
+	if got := strings.Join(pt.Labels, " "); got != "4 KiB 8 MiB 3µs 4" {
 		t.Errorf("point 4 labels = %q", got)
 	}
-	if pt.System.HBF.PageSize.String() != "4 KiB" || pt.File.Workload.Batch != 4 || pt.System.HBF.TRead.String() != "3us" {
+	if pt.System.HBF.PageSize.String() != "4 KiB" || pt.File.Workload.Batch != 4 || pt.System.HBF.TRead.String() != "3µs" {
 		t.Errorf("point 4 not applied: %+v", pt.System.HBF)
 	}
 	last, _ := p.Point(p.Len() - 1)

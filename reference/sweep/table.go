@@ -62,7 +62,7 @@ func (t *Table) axis(path string) (int, error) {
 	return i, nil
 }
 
-// normalize writes a value the way rows carry it ("3 us" -> "3us").
+// normalize writes a value the way rows carry it ("3 us" -> "3µs").
 func normalize(path, value string) string {
 	f, err := resolvePath(path, "", nil)
 	if err != nil {
@@ -80,7 +80,8 @@ func normalize(path, value string) string {
 }
 
 // Select returns the rows whose axes have the given values, as pairs of
-// path and value ("system", "dash", "overrides.hbf.t_read", "3us").
+// path and value ("system", "dash", "overrides.hbf.t_read", "3µs"; "3us"
+// and "3 us" find it too).
 func (t *Table) Select(pairs ...string) (*Table, error) {
 	if len(pairs)%2 != 0 {
 		return nil, fmt.Errorf("select: %d arguments: want path, value pairs", len(pairs))

@@ -73,7 +73,7 @@ func typeWord(t reflect.Type) string {
 }
 
 // label is the canonical text of a value: the type's own form when it reads
-// back exactly ("3us", "4 KiB", "1.6 TB/s"), otherwise a full-precision form
+// back exactly ("3µs", "4 KiB", "1.6 TB/s"), otherwise a full-precision form
 // in the same unit. Labels are what rows carry and keys hash.
 func label(v reflect.Value) (string, error) {
 	switch v.Kind() {

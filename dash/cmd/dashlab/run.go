@@ -24,7 +24,7 @@ func runRun(args []string, _ io.Reader, stdout, stderr io.Writer) error {
 	prompt := fs.Int("prompt", 1024, "prompt tokens L_in")
 	output := fs.Int("output", 128, "generated tokens L_out")
 	gpuID := fs.String("gpu", reference.DefaultGPU, "GPU whose timings are used: h100-pcie (derived) or h200-sxm (measured)")
-	tread := fs.String("t-read", "", "override the HBF read latency t_R (e.g. 10us)")
+	tread := fs.String("t-read", "", "override the HBF read latency t_R (e.g. 10us or 10µs)")
 	format := fs.String("format", "table", "output format: table, json (the whole result) or csv (one table of it, see --table)")
 	tables := addTableFlag(fs, "classes", "routes", "links", "hbf")
 	perf := fs.Bool("perf", false, "with --format json: add the simulation's wall time (wall_ns), which differs from run to run")
