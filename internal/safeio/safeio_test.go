@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"testing/fstest"
 )
 
 func TestWriteFailureKeepsThePreviousFile(t *testing.T) {
@@ -50,5 +51,35 @@ func TestReadLimits(t *testing.T) {
 		if _, err := ReadFile("/dev/zero"); !errors.As(err, &tl) {
 			t.Errorf("/dev/zero: %v", err)
 		}
+	}
+}
+
+// TestReadSized checks the reads sized from Stat: the whole file, and the
+// limit enforced both from the size and from what is read.
+func TestReadSized(t *testing.T) {
+	fsys := fstest.MapFS{"a.csv": {Data: []byte("0123456789")}, "empty": {}}
+	if b, err := ReadFS(fsys, "a.csv"); err != nil || string(b) != "0123456789" {
+		t.Errorf("ReadFS: %q, %v", b, err)
+	}
+	if b, err := ReadFS(fsys, "empty"); err != nil || len(b) != 0 {
+		t.Errorf("ReadFS of an empty file: %q, %v", b, err)
+	}
+	for _, limit := range []int64{9, 10} {
+		f, err := fsys.Open("a.csv")
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := readFile(f, "a.csv", limit)
+		var tl *TooLargeError
+		if limit == 9 && !errors.As(err, &tl) || limit == 10 && (err != nil || len(b) != 10) {
+			t.Errorf("10 bytes with a %d-byte limit: %q, %v", limit, b, err)
+		}
+	}
+	path := filepath.Join(t.TempDir(), "f")
+	if err := os.WriteFile(path, []byte("x: 1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if b, err := ReadFile(path); err != nil || string(b) != "x: 1\n" {
+		t.Errorf("ReadFile: %q, %v", b, err)
 	}
 }
