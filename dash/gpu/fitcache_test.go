@@ -4,9 +4,7 @@ import (
 	"bytes"
 	"flag"
 	"fmt"
-	"go/format"
 	"math"
-	"os"
 	"strconv"
 	"testing"
 )
@@ -49,13 +47,7 @@ func TestFittedRoofs(t *testing.T) {
 			fmt.Fprintf(&b, "\t%#x: {o: %s, bw: %s, p: %s, n: %s}, // %v\n", keys[i], g(r.o), g(r.bw), g(r.p), g(r.n), kinds[i])
 		}
 		b.WriteString("}\n")
-		src, err := format.Source(b.Bytes())
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile("fitted_roofs.go", src, 0o644); err != nil {
-			t.Fatal(err)
-		}
+		writeGoFile(t, "fitted_roofs.go", b.Bytes())
 		return
 	}
 	close := func(a, b float64) bool { return a == b || math.Abs(a-b) <= 1e-9*math.Max(math.Abs(a), math.Abs(b)) }

@@ -300,7 +300,9 @@ func LoadProfile(fsys fs.FS) (*Profile, error) {
 
 func loadProfile(fsys fs.FS, prefix string) (*Profile, error) {
 	p := &Profile{Source: "fs"}
-	found := 0
+	var files []string
+	var parts [][]Point
+	n := 0
 	for _, kind := range ProfileKinds {
 		name := kind + ".csv"
 		data, err := safeio.ReadFS(fsys, name)
@@ -310,19 +312,24 @@ func loadProfile(fsys fs.FS, prefix string) (*Profile, error) {
 		if err != nil {
 			return nil, err
 		}
-		found++
-		pts, err := parseMeasurements(bytes.NewReader(data), prefix+name, kind)
+		pts, err := measurements(data, prefix+name, kind)
 		if err != nil {
 			return nil, err
 		}
-		if p.Points == nil {
-			p.Points = pts
-		} else {
-			p.Points = append(p.Points, pts...)
-		}
+		files, parts, n = append(files, prefix+name), append(parts, pts), n+len(pts)
 	}
-	if found == 0 {
+	if len(parts) == 0 {
 		return nil, fmt.Errorf("%sno profile files: want at least one of gemm.csv, grouped.csv, attn.csv, misc.csv", prefix)
+	}
+	// One allocation for all points; the stored ones (shared, read-only) are
+	// copied here and named after the file they came from.
+	p.Points = make([]Point, 0, n)
+	for i, pts := range parts {
+		from := len(p.Points)
+		p.Points = append(p.Points, pts...)
+		for j := from; j < len(p.Points); j++ {
+			p.Points[j].File = files[i]
+		}
 	}
 	data, err := safeio.ReadFS(fsys, FileEnv)
 	switch {
