@@ -165,8 +165,23 @@ func priorRoof(s Spec, floor float64) roof {
 	return r
 }
 
+// samplesByKind splits the points by kind, in order, into one allocation
+// (a sample is 160 bytes; appending kind by kind allocated twice that).
 func samplesByKind(pts []Point) [numKinds][]sample {
+	var count [numKinds]int
+	for _, pt := range pts {
+		if k := pt.Op.Kind; k >= GEMM && k <= Route {
+			count[k]++
+		}
+	}
+	all := make([]sample, 0, len(pts))
 	var out [numKinds][]sample
+	for k := range out {
+		if count[k] > 0 {
+			out[k] = all[len(all) : len(all) : len(all)+count[k]]
+			all = all[:len(all)+count[k]]
+		}
+	}
 	for _, pt := range pts {
 		op := normalize(pt.Op)
 		op.WeightDType = BF16
