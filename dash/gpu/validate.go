@@ -88,10 +88,11 @@ func (p *Profile) LeaveOneOut() ([]ErrorStats, error) {
 			errs[v.file[k]] = append(errs[v.file[k]], relErr(v.predictWith(tb, s.op), s.t))
 		}
 	}
-	return v.stats(errs), nil
+	return kindStats(errs), nil
 }
 
-func (v *validation) stats(errs map[string][]float64) []ErrorStats {
+// kindStats summarises relative errors keyed by file kind, in file order.
+func kindStats(errs map[string][]float64) []ErrorStats {
 	var out []ErrorStats
 	for _, kind := range ProfileKinds {
 		if e, ok := errs[kind]; ok {
@@ -130,7 +131,7 @@ func (p *Profile) HeldOut() ([]ErrorStats, error) {
 			v.holdOut(k, func(s sample) bool { return famKeyOf(s.op) == fk }, errs)
 		}
 	}
-	return v.stats(errs), nil
+	return kindStats(errs), nil
 }
 
 // HeldOutByModel holds out every GEMM family a model uses (some are shared
@@ -163,7 +164,7 @@ func (p *Profile) HeldOutByModel() ([]ErrorStats, error) {
 		u := uses[name]
 		v.holdOut(GEMM, func(s sample) bool { return u[famKeyOf(s.op)] }, errs)
 	}
-	return v.stats(errs), nil
+	return kindStats(errs), nil
 }
 
 // holdOut refits kind k without the samples out selects and records the
@@ -214,7 +215,7 @@ func (p *Profile) HeldOutSweep() ([]ErrorStats, error) {
 				}, errs)
 		}
 	}
-	return v.stats(errs), nil
+	return kindStats(errs), nil
 }
 
 // holdOutWhere is holdOut recording only the held-out samples score selects.

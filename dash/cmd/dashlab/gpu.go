@@ -4,6 +4,7 @@ import (
 	"encoding/csv"
 	"fmt"
 	"io"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -164,9 +165,14 @@ func gpuValidate(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	jitter, err := p.SweepJitter()
+	if err != nil {
+		return err
+	}
+	repeats := p.Repeats()
 	out := gpuValidateJSON{Profile: *profile, GPU: p.GPU().ID, Env: gpuEnvJSON(p.Env),
 		LeaveOneOut: errorStatsOf(loo), HeldOutFamilies: errorStatsOf(held), HeldOutModels: errorStatsOf(byModel),
-		HeldOutSizes: errorStatsOf(sizes)}
+		HeldOutSizes: errorStatsOf(sizes), Repeats: errorStatsOf(repeats), SizeJitter: sweepJitterOf(jitter)}
 	if ok, err := writeData(stdout, *format, out, func() csvTable { return out.csv() }); ok {
 		return err
 	}
@@ -189,6 +195,19 @@ func gpuValidate(args []string, stdout, stderr io.Writer) error {
 	section("held out: each shape family predicted from the other families (MLA decode and routing have one family each)", held)
 	section("held out by model: every GEMM shape of one model predicted from the other models'", byModel)
 	section("held out by size: every measurement of one M (rows per expert, KV length) predicted from the other sizes, where it lies between them", sizes)
+	fmt.Fprintf(stdout, "\nwhat the profile allows: no model predicts a measurement better than a second measurement of it does\n")
+	section("repeated shapes: each measurement of a shape measured twice (shared by two models) predicted by the other", repeats)
+	if len(jitter) > 0 {
+		fmt.Fprintf(stdout, "\nsize jitter: each interior size's departure from the straight line through its neighbours (log latency over roofline,\n"+
+			"in log size), scaled to one measurement's share; the held-out-by-size error of a model that knew the smooth curve exactly.\n"+
+			"lag-1: correlation of neighbouring departures, -0.67 if every size departs independently, near +1 for a curve the roofline misses\n")
+		var t table
+		t.add("kind", "sizes", "median", "p90", "lag-1")
+		for _, s := range jitter {
+			t.add(s.Kind, strconv.Itoa(s.Count), fmt.Sprintf("%.2f%%", s.MedianPct), fmt.Sprintf("%.2f%%", s.P90Pct), fmt.Sprintf("%.2f", s.Lag1))
+		}
+		t.write(stdout)
+	}
 	return nil
 }
 
@@ -213,6 +232,32 @@ type gpuValidateJSON struct {
 	HeldOutFamilies []errorStatsJSON `json:"held_out_families"`
 	HeldOutModels   []errorStatsJSON `json:"held_out_models"`
 	HeldOutSizes    []errorStatsJSON `json:"held_out_sizes"`
+	// Repeats and SizeJitter are what the profile's own noise allows
+	// (gpu.Profile.Repeats, gpu.Profile.SweepJitter): each measurement of a
+	// repeated shape predicted by the other, and the estimated floor of
+	// HeldOutSizes.
+	Repeats    []errorStatsJSON  `json:"repeats"`
+	SizeJitter []sweepJitterJSON `json:"size_jitter"`
+}
+
+// sweepJitterJSON is gpu.SweepJitter: the estimated jitter of each interior
+// size, in percent, and the lag-1 correlation of the departures (null when
+// too few).
+type sweepJitterJSON struct {
+	errorStatsJSON
+	Lag1Corr *float64 `json:"lag1_corr"`
+}
+
+func sweepJitterOf(js []gpu.SweepJitter) []sweepJitterJSON {
+	out := []sweepJitterJSON{}
+	for _, j := range js {
+		s := sweepJitterJSON{errorStatsJSON: errorStatsOf([]gpu.ErrorStats{j.ErrorStats})[0]}
+		if !math.IsNaN(j.Lag1) {
+			s.Lag1Corr = &j.Lag1
+		}
+		out = append(out, s)
+	}
+	return out
 }
 
 // gpuEnvJSON is gpu.Env with snake_case keys (env.json spells some with
@@ -251,14 +296,22 @@ func errorStatsOf(stats []gpu.ErrorStats) []errorStatsJSON {
 
 // csv is one row per validation set and kind.
 func (o gpuValidateJSON) csv() csvTable {
-	t := csvTable{header: []string{"set", "kind", "points", "median_err_pct", "p90_err_pct"}}
+	t := csvTable{header: []string{"set", "kind", "points", "median_err_pct", "p90_err_pct", "lag1_corr"}}
 	for _, set := range []struct {
 		name  string
 		stats []errorStatsJSON
-	}{{"leave_one_out", o.LeaveOneOut}, {"held_out_families", o.HeldOutFamilies}, {"held_out_models", o.HeldOutModels}, {"held_out_sizes", o.HeldOutSizes}} {
+	}{{"leave_one_out", o.LeaveOneOut}, {"held_out_families", o.HeldOutFamilies}, {"held_out_models", o.HeldOutModels},
+		{"held_out_sizes", o.HeldOutSizes}, {"repeats", o.Repeats}} {
 		for _, s := range set.stats {
-			t.rows = append(t.rows, []string{set.name, s.Kind, strconv.Itoa(s.Points), csvFloat(s.MedianErrPct), csvFloat(s.P90ErrPct)})
+			t.rows = append(t.rows, []string{set.name, s.Kind, strconv.Itoa(s.Points), csvFloat(s.MedianErrPct), csvFloat(s.P90ErrPct), ""})
 		}
+	}
+	for _, s := range o.SizeJitter {
+		lag := ""
+		if s.Lag1Corr != nil {
+			lag = csvFloat(*s.Lag1Corr)
+		}
+		t.rows = append(t.rows, []string{"size_jitter", s.Kind, strconv.Itoa(s.Points), csvFloat(s.MedianErrPct), csvFloat(s.P90ErrPct), lag})
 	}
 	return t
 }

@@ -113,7 +113,7 @@ func TestGPUValidate(t *testing.T) {
 	if rc != 0 {
 		t.Fatalf("rc %d: %s", rc, errs)
 	}
-	for _, want := range []string{"leave-one-out", "held out", "kind     points  median  p90", "gemm     696"} {
+	for _, want := range []string{"leave-one-out", "held out", "kind     points  median  p90", "gemm     696", "repeated shapes", "gemm  202", "size jitter", "kind     sizes  median  p90     lag-1"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)
 		}

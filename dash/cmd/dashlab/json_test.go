@@ -85,7 +85,7 @@ var outputCases = []struct {
 		"": "model,router,eligible,reason,hidden,attn_width,experts,top_k,tokens,draws,agree,disagree,near_ties,near_tie_flips,algebraic_flips,max_rel_discrepancy"}},
 	{args: []string{"serve", "--rate", "0.5", "--requests", "12", "--warmup", "2", "--prompt", "256", "--output", "8"}, header: map[string]string{
 		"": "model,system,mode,seed,rate_rps,requests,completed,rejected,ttft_p50_s,ttft_p90_s,ttft_p99_s,tpot_p50_ms,tpot_p90_ms,tpot_p99_ms,e2e_p50_s,e2e_p90_s,e2e_p99_s,queue_mean_s,offered_rps,throughput_rps,interrupted"}},
-	{args: []string{"gpu", "validate"}, header: map[string]string{"": "set,kind,points,median_err_pct,p90_err_pct"}},
+	{args: []string{"gpu", "validate"}, header: map[string]string{"": "set,kind,points,median_err_pct,p90_err_pct,lag1_corr"}},
 }
 
 // TestJSONConventions: every command's --format json is the versioned envelope with
