@@ -6,7 +6,10 @@
 // and the paper's numbers with ids and tolerances (paper.yaml). Everything is
 // embedded and decoded strictly on first use, so a binary or a notebook needs
 // no files beside it, and a new file in one of those folders is a new entry
-// without code changes.
+// without code changes. The shipped catalogue files are also stored decoded
+// (stored_catalogue.go, by SHA-256, rewritten by `go generate ./reference`
+// and checked by TestStoredCatalogue), so that a process does not pay YAML
+// decoding for them; a file whose bytes differ is decoded as it is.
 //
 // In the flow spec -> Build -> engine -> harness summary -> charts, this
 // package supplies the specs: [Catalogue] resolves model, system and GPU ids

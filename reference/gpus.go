@@ -27,9 +27,11 @@ var gpuCatalogue = sync.OnceValues(func() ([]gpu.Spec, error) {
 		if err != nil {
 			return nil, err
 		}
-		var s gpu.Spec
-		if err := dash.DecodeStrictBytes(data, name, &s); err != nil {
-			return nil, err
+		s, ok := lookupStored(storedGPUs, name, data)
+		if !ok {
+			if err := dash.DecodeStrictBytes(data, name, &s); err != nil {
+				return nil, err
+			}
 		}
 		if want := strings.TrimSuffix(e.Name(), ".yaml"); s.ID != want {
 			return nil, fmt.Errorf("%s: id %q does not match the file name", name, s.ID)

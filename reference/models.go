@@ -81,7 +81,10 @@ func Model(id string) (dash.ModelSpec, error) {
 	case err != nil:
 		e.err = err
 	default:
-		e.err = dash.DecodeStrictBytes(data, name, &e.spec)
+		var ok bool
+		if e.spec, ok = lookupStored(storedModels, name, data); !ok {
+			e.err = dash.DecodeStrictBytes(data, name, &e.spec)
+		}
 	}
 	if e.err == nil && e.spec.ID != id {
 		e.err = fmt.Errorf("%s: id %q does not match the file name", name, e.spec.ID)

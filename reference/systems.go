@@ -64,12 +64,15 @@ func systemFile(id string, seen []string) (SystemFile, error) {
 		e := v.(systemEntry)
 		return e.file, e.err
 	}
-	name := path.Join("systems", id+".yaml")
+	name := systemPath(id)
 	data, err := systemFiles.ReadFile(name)
 	if err != nil || strings.ContainsAny(id, "/\\") {
 		return SystemFile{}, &UnknownError{Kind: "system", ID: id, Known: append(SystemIDs(), familyPatterns()...)}
 	}
-	f, err := decodeSystemFile(data, name, id, seen)
+	f, ok := storedSystemFile(id, data)
+	if !ok {
+		f, err = decodeSystemFile(data, name, id, seen, systemFile)
+	}
 	if err == nil {
 		err = f.Validate()
 	}
@@ -80,7 +83,12 @@ func systemFile(id string, seen []string) (SystemFile, error) {
 	return f, err
 }
 
-func decodeSystemFile(data []byte, name, id string, seen []string) (SystemFile, error) {
+// systemPath is the embedded file of a system id.
+func systemPath(id string) string { return path.Join("systems", id+".yaml") }
+
+// decodeSystemFile decodes a system file strictly, over the file it names as
+// its base (found with base, given the chain of files seen so far).
+func decodeSystemFile(data []byte, name, id string, seen []string, base func(id string, seen []string) (SystemFile, error)) (SystemFile, error) {
 	var head struct {
 		Base string `yaml:"base"`
 	}
@@ -94,12 +102,12 @@ func decodeSystemFile(data []byte, name, id string, seen []string) (SystemFile, 
 				return SystemFile{}, fmt.Errorf("base %q: a cycle of bases (%s)", head.Base, strings.Join(append(seen, id), " -> "))
 			}
 		}
-		base, err := systemFile(head.Base, append(seen, id))
+		b, err := base(head.Base, append(seen, id))
 		if err != nil {
 			return SystemFile{}, fmt.Errorf("base %q: %w", head.Base, err)
 		}
 		// The derived file gives its own name, family and sources.
-		f.SystemSpec = base.SystemSpec
+		f.SystemSpec = b.SystemSpec
 	}
 	if err := dash.DecodeStrictBytes(data, name, &f); err != nil {
 		return SystemFile{}, err
