@@ -5,6 +5,7 @@ import (
 	"math"
 	"regexp"
 	"strings"
+	"sync"
 
 	ec "github.com/go-echarts/go-echarts/v2/charts"
 	"github.com/go-echarts/go-echarts/v2/opts"
@@ -33,10 +34,10 @@ type Common struct {
 	Width, Height string
 }
 
-var idBadChars = regexp.MustCompile(`[^A-Za-z0-9_]`)
+var idBadChars = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`[^A-Za-z0-9_]`) })
 
 // SanitizeID turns s into a valid chart id: letters, digits and _.
-func SanitizeID(s string) string { return idBadChars.ReplaceAllString(s, "_") }
+func SanitizeID(s string) string { return idBadChars().ReplaceAllString(s, "_") }
 
 func (c Common) init() opts.Initialization {
 	w, h := c.Width, c.Height

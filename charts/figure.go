@@ -50,7 +50,7 @@ func (f Figure) parts(withTitle bool) ([]template.HTML, []string, error) {
 		if err != nil {
 			return nil, nil, fmt.Errorf("figure %q, chart %d: %w", f.ID, i+1, err)
 		}
-		if m := snippetID.FindStringSubmatch(string(h)); m != nil {
+		if m := snippetID().FindStringSubmatch(string(h)); m != nil {
 			ids = append(ids, m[1])
 		}
 		out = append(out, h)

@@ -5,9 +5,12 @@ import (
 	"html/template"
 	"regexp"
 	"strings"
+	"sync"
 )
 
-var numericCell = regexp.MustCompile(`^[-+−±~]?[0-9][0-9,.]*(e[-+]?[0-9]+)?(\s*(%|×|x|[A-Za-zµ/]+(/[A-Za-z]+)?))?$`)
+var numericCell = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^[-+−±~]?[0-9][0-9,.]*(e[-+]?[0-9]+)?(\s*(%|×|x|[A-Za-zµ/]+(/[A-Za-z]+)?))?$`)
+})
 
 // HTMLTable renders a plain table of text cells with the package's light inline style:
 // numbers are right-aligned, and a cell whose text is a Status ("pass", "FAIL", "not
@@ -38,7 +41,7 @@ func HTMLTable(caption string, header []string, rows [][]string) template.HTML {
 			style := tdStyle
 			if st, ok := statusStyle[Status(cell)]; ok {
 				style = st
-			} else if numericCell.MatchString(strings.TrimSpace(cell)) {
+			} else if numericCell().MatchString(strings.TrimSpace(cell)) {
 				style = numStyle
 			}
 			fmt.Fprintf(&b, `<td style="%s">%s</td>`, style, esc(cell))

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/dashlab/dashlab/internal/safeio"
 )
@@ -40,12 +41,12 @@ func NewPage(title string, intro ...string) *Page {
 	return &Page{title: title, intro: intro, ids: map[string]bool{}}
 }
 
-var anchorBad = regexp.MustCompile(`[^a-z0-9]+`)
+var anchorBad = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`[^a-z0-9]+`) })
 
 // Section starts a new section with a heading and optional plain-text paragraphs; what
 // is added next goes into it.
 func (p *Page) Section(heading string, paragraphs ...string) *Page {
-	a := strings.Trim(anchorBad.ReplaceAllString(strings.ToLower(heading), "-"), "-")
+	a := strings.Trim(anchorBad().ReplaceAllString(strings.ToLower(heading), "-"), "-")
 	if a == "" {
 		a = "section"
 	}
@@ -88,7 +89,7 @@ func (p *Page) HTML(h template.HTML) *Page { return p.add(h) }
 // Table adds a "paper vs simulated" table (see Table).
 func (p *Page) Table(caption string, rows []Row) *Page { return p.add(Table(caption, rows)) }
 
-var snippetID = regexp.MustCompile(`^<div class="dashlab-chart" id="([^"]+)"`)
+var snippetID = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^<div class="dashlab-chart" id="([^"]+)"`) })
 
 // Chart renders c (see Snippet) and adds it.
 func (p *Page) Chart(c Chart) *Page {
@@ -100,7 +101,7 @@ func (p *Page) Chart(c Chart) *Page {
 		p.err = err
 		return p
 	}
-	if m := snippetID.FindStringSubmatch(string(h)); m != nil {
+	if m := snippetID().FindStringSubmatch(string(h)); m != nil {
 		if p.ids[m[1]] {
 			p.err = fmt.Errorf("charts: two charts with id %q on page %q", m[1], p.title)
 			return p
@@ -114,7 +115,10 @@ func (p *Page) Chart(c Chart) *Page {
 // Err returns the first error met while building the page.
 func (p *Page) Err() error { return p.err }
 
-var pageTemplate = template.Must(template.New("page").Parse(`<!DOCTYPE html>
+// pageTemplate is parsed on first use: a process that writes no page pays
+// nothing for it at start-up.
+var pageTemplate = sync.OnceValue(func() *template.Template {
+	return template.Must(template.New("page").Parse(`<!DOCTYPE html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
@@ -144,6 +148,7 @@ footer { margin-top: 40px; color: #5f6368; font-size: 12px; }
 </body>
 </html>
 `))
+})
 
 // Bytes renders the page.
 func (p *Page) Bytes() (out []byte, err error) {
@@ -178,7 +183,7 @@ func (p *Page) Bytes() (out []byte, err error) {
 	}
 	data.TOC = headings >= 2
 	var buf bytes.Buffer
-	if err := pageTemplate.Execute(&buf, data); err != nil {
+	if err := pageTemplate().Execute(&buf, data); err != nil {
 		return nil, fmt.Errorf("charts: rendering page %q: %w", p.title, err)
 	}
 	return buf.Bytes(), nil

@@ -3,6 +3,7 @@ package charts
 import (
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // systemColors is the one colour per system that every figure uses: DASH blue,
@@ -16,7 +17,7 @@ var systemColors = map[string]string{
 }
 
 // pairSuffix is a pair family member's count ("relay-only-4").
-var pairSuffix = regexp.MustCompile(`-[0-9]+$`)
+var pairSuffix = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`-[0-9]+$`) })
 
 // SystemColor is the colour every chart draws a system in, keyed by the system's id
 // ("relay-only"; a pair family member such as "relay-only-4" takes its family's colour)
@@ -32,7 +33,7 @@ func SystemColor(system string) string {
 	if c, ok := systemColors[id]; ok {
 		return c
 	}
-	return systemColors[pairSuffix.ReplaceAllString(id, "")]
+	return systemColors[pairSuffix().ReplaceAllString(id, "")]
 }
 
 // seriesColor is the colour of series i named name: the explicit one, else the system's

@@ -8,6 +8,7 @@ import (
 	"html/template"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/go-echarts/go-echarts/v2/render"
 )
@@ -26,9 +27,11 @@ type jsonOption interface {
 
 var (
 	// The chart element of go-echarts v2.6.7's base_element template.
-	elementRE = regexp.MustCompile(`<div class="item" id="([A-Za-z0-9_]+)" style="([^"]*)"></div>`)
+	elementRE = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`<div class="item" id="([A-Za-z0-9_]+)" style="([^"]*)"></div>`)
+	})
 	// The opening tag of its base_script template.
-	scriptOpenRE = regexp.MustCompile(`^<script type="text/javascript">`)
+	scriptOpenRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^<script type="text/javascript">`) })
 )
 
 // Snippet renders one chart as HTML: a <div class="dashlab-chart"> element followed by
@@ -58,16 +61,16 @@ func Snippet(c Chart) (out template.HTML, err error) {
 		}
 		return "", fmt.Errorf("charts: the chart's option could not be encoded as JSON (NaN or Inf in the data?): %s", cause)
 	}
-	m := elementRE.FindStringSubmatch(s.Element)
+	m := elementRE().FindStringSubmatch(s.Element)
 	if m == nil {
 		return "", fmt.Errorf("charts: unexpected go-echarts element %.200q (chart IDs may use only letters, digits and _)", s.Element)
 	}
 	id, style := m[1], html.UnescapeString(m[2])
 	script := strings.TrimSpace(s.Script)
-	if !scriptOpenRE.MatchString(script) || !strings.HasSuffix(script, "</script>") {
+	if !scriptOpenRE().MatchString(script) || !strings.HasSuffix(script, "</script>") {
 		return "", fmt.Errorf("charts: unexpected go-echarts script %.200q", script)
 	}
-	body := strings.TrimSuffix(scriptOpenRE.ReplaceAllString(script, ""), "</script>")
+	body := strings.TrimSuffix(scriptOpenRE().ReplaceAllString(script, ""), "</script>")
 	return template.HTML(chartHTML(id, style, body)), nil
 }
 

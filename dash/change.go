@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/dashlab/dashlab/dash/unit"
 )
@@ -45,14 +46,16 @@ func (c Change) Label() string {
 
 // numberAndUnit splits "1.6 TB/s" and "3us" into the number and a unit (letters,
 // µ and /, no digits or commas: "1K/128" and "1, 4" are not quantities).
-var numberAndUnit = regexp.MustCompile(`^(-?[0-9][0-9.]*(?:e[-+]?[0-9]+)?)\s*([^0-9\s,][^0-9,]*)?$`)
+var numberAndUnit = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^(-?[0-9][0-9.]*(?:e[-+]?[0-9]+)?)\s*([^0-9\s,][^0-9,]*)?$`)
+})
 
 // String is the compact form: the label and both values, the unit written
 // once, the reference's ("link 1.6 -> 0.8 TB/s", "t_R 3 -> 1 µs", "page
 // 4 -> 16 KiB", "execution.launch_only_overhead false -> true").
 func (c Change) String() string {
 	from, to := c.From, inUnitOf(c.To, c.From)
-	a, b := numberAndUnit.FindStringSubmatch(from), numberAndUnit.FindStringSubmatch(to)
+	a, b := numberAndUnit().FindStringSubmatch(from), numberAndUnit().FindStringSubmatch(to)
 	if a != nil && b != nil && a[2] != "" && a[2] == b[2] {
 		u := a[2]
 		if u == "us" {
@@ -67,7 +70,7 @@ func (c Change) String() string {
 // byte counts or rates ("800 GB/s" in the unit of "1.6 TB/s" is "0.8 TB/s");
 // otherwise it returns to.
 func inUnitOf(to, ref string) string {
-	m := numberAndUnit.FindStringSubmatch(ref)
+	m := numberAndUnit().FindStringSubmatch(ref)
 	if m == nil || m[2] == "" {
 		return to
 	}

@@ -14,6 +14,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/dashlab/dashlab/dash/unit"
 
@@ -94,7 +95,7 @@ var schemas = map[string]*schema{
 			if name == "rmsnorm" {
 				return Op{Kind: RMSNorm, M: m, Dim: dim}, nil
 			}
-			if g := routeName.FindStringSubmatch(name); g != nil {
+			if g := routeName().FindStringSubmatch(name); g != nil {
 				k, _ := strconv.Atoi(g[1])
 				e := dim
 				if g[2] != "" {
@@ -110,7 +111,9 @@ var schemas = map[string]*schema{
 }
 
 // routeName matches "softmax_topk8_of128" (E defaults to the dim column).
-var routeName = regexp.MustCompile(`^softmax_topk([0-9]+)(?:_of([0-9]+))?$`)
+var routeName = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^softmax_topk([0-9]+)(?:_of([0-9]+))?$`)
+})
 
 // cells reads one CSV record by column name, remembering the first error.
 type cells struct {

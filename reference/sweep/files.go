@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // Formats are chosen by a file's extension.
@@ -172,7 +173,9 @@ func syncDir(dir string) error {
 // legacyMicros matches a duration written with the ASCII "us" of files
 // made before labels said "µs": a whole number token ("3us", "2.5 us",
 // "{t_read: 3us}"), never letters inside a name ("dash-3us" stays).
-var legacyMicros = regexp.MustCompile(`(^|[\s{\[,:])([-+]?[0-9][0-9.eE+-]*)( ?)us($|[\s}\],])`)
+var legacyMicros = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(^|[\s{\[,:])([-+]?[0-9][0-9.eE+-]*)( ?)us($|[\s}\],])`)
+})
 
 // upgradeLabels hands fn rows whose axis values are written as labels are
 // now ("3us" -> "3µs"), so that rows of files written before read like new
@@ -182,7 +185,7 @@ func upgradeLabels(fn func(Row) error) func(Row) error {
 	return func(r Row) error {
 		for i, v := range r.Values {
 			if strings.Contains(v, "us") {
-				r.Values[i] = legacyMicros.ReplaceAllString(v, "${1}${2}${3}µs${4}")
+				r.Values[i] = legacyMicros().ReplaceAllString(v, "${1}${2}${3}µs${4}")
 			}
 		}
 		return fn(r)

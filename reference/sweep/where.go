@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"reflect"
 	"regexp"
+	"sync"
 )
 
 // condition is one compiled where condition.
@@ -14,13 +15,15 @@ type condition struct {
 	v    reflect.Value
 }
 
-var conditionRE = regexp.MustCompile(`^\s*([A-Za-z0-9_.]+)\s*(==|!=|<=|>=|<|>)\s*(.+?)\s*$`)
+var conditionRE = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^\s*([A-Za-z0-9_.]+)\s*(==|!=|<=|>=|<|>)\s*(.+?)\s*$`)
+})
 
 // compileWhere parses the conditions and marks, per axis value, whether it
 // meets every condition on its axis.
 func (p *Plan) compileWhere(where []string) error {
 	for i, text := range where {
-		m := conditionRE.FindStringSubmatch(text)
+		m := conditionRE().FindStringSubmatch(text)
 		if m == nil {
 			return fmt.Errorf("where %d: %q: want PATH OP VALUE with OP one of == != < <= > >=", i+1, text)
 		}
