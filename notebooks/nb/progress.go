@@ -91,6 +91,31 @@ func reproduceProgress(label string, show func(id, html string)) func(group stri
 	}
 }
 
+// CountProgress is a progress function for work that counts its steps (done of total),
+// such as reproduce.Fig12Setup.Progress: one line under label ("Fig. 12: 12 of 40
+// simulations, 35.0 s"), started by the first call (done = 0 before any step, so the
+// time counts from there) and finished when done reaches total. Safe for concurrent use.
+func CountProgress(label, unit string) func(done, total int) {
+	return countProgress(label, unit, updateHTML)
+}
+
+func countProgress(label, unit string, show func(id, html string)) func(done, total int) {
+	var mu sync.Mutex
+	var p *Progress
+	return func(done, total int) {
+		mu.Lock()
+		defer mu.Unlock()
+		if p == nil {
+			p = NewProgress(label, total, unit)
+			p.show = show
+		}
+		p.Set(done, "")
+		if done >= total {
+			p.Finish()
+		}
+	}
+}
+
 // StudyProgress is a serve.Study.Run progress function: it shows each phase's
 // simulations (saturation, loads) as they finish, on one line per phase.
 func StudyProgress(label string) func(serve.StudyProgress) { return studyProgress(label, updateHTML) }

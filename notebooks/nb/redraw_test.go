@@ -141,3 +141,29 @@ func TestStudyProgressOneLinePerPhase(t *testing.T) {
 		}
 	}
 }
+
+func TestCountProgressCountsAndFinishes(t *testing.T) {
+	defer func(d time.Duration) { ProgressDelay = d }(ProgressDelay)
+	ProgressDelay = 0
+	var ids, shown []string
+	f := countProgress("Fig. 12", "simulations", func(id, h string) { ids, shown = append(ids, id), append(shown, h) })
+	for done := range 4 {
+		f(done, 3)
+	}
+	n := len(shown)
+	f(3, 3) // a finished line stays as it is
+	if len(shown) != n || n < 2 {
+		t.Fatalf("shown %d then %d times", n, len(shown))
+	}
+	for _, id := range ids {
+		if id != ids[0] {
+			t.Errorf("drew into blocks %q and %q, want one block updated in place", ids[0], id)
+		}
+	}
+	if !strings.Contains(shown[0], "⏳ Fig. 12: 0 of 3 simulations") {
+		t.Errorf("first line %q", shown[0])
+	}
+	if last := shown[n-1]; !strings.Contains(last, "✓ Fig. 12: 3 of 3 simulations") {
+		t.Errorf("final line %q", last)
+	}
+}

@@ -68,6 +68,11 @@ type Fig12Setup struct {
 	Links     []unit.BytesPerSecond
 	// Output is L_out (the paper: 1M); DecodeSample the decode sampling.
 	Output, DecodeSample int
+	// Progress, when set, is told how many of the study's simulations have
+	// finished (done of total): once before the first starts, then as each
+	// ends, from one goroutine at a time. A notebook shows it in the cell
+	// (nb.CountProgress), the CLI on stderr.
+	Progress func(done, total int)
 }
 
 // DefaultFig12Setup is the paper's study: both readings, every sweep.
@@ -164,7 +169,7 @@ func fig12Runs(su Fig12Setup, workers int, nominalOnly bool) (*Fig12Result, erro
 		}
 		cases = append(cases, Case{Model: Fig12Model, System: "relay-only", Batch: 1, Prompt: w.Prompt, Output: w.Output, Reading: rd, Sim: opts})
 	}
-	points := Sweep(cases, workers)
+	points := sweepWith(cases, workers, su.Progress)
 	if err := SweepErr(points); err != nil {
 		return nil, err
 	}
@@ -241,6 +246,7 @@ func runLlama4LongDecode(opts Options, art *Artifacts) (Values, error) {
 	if res == nil {
 		su := DefaultFig12Setup()
 		su.PageSizes, su.TReads, su.TProgs, su.Links = nil, nil, nil, nil
+		su.Progress = opts.simProgress("fig9b-llama4-1m")
 		var err error
 		if res, err = fig12Runs(su, opts.Workers, true); err != nil {
 			return v, err
@@ -261,7 +267,9 @@ func runLlama4LongDecode(opts Options, art *Artifacts) (Values, error) {
 
 func runFig12(opts Options, art *Artifacts) (Values, error) {
 	var v Values
-	res, err := Fig12Study(DefaultFig12Setup(), opts.Workers)
+	su := DefaultFig12Setup()
+	su.Progress = opts.simProgress("fig12")
+	res, err := Fig12Study(su, opts.Workers)
 	if err != nil {
 		return v, err
 	}

@@ -13,9 +13,21 @@ func TestFig12StudySmall(t *testing.T) {
 	su := Fig12Setup{Readings: []dash.Reading{dash.ReadingPhysical}, PageSizes: []unit.Bytes{8 * unit.KiB},
 		TReads: []unit.Duration{8 * unit.Microsecond}, TProgs: []unit.Duration{5 * unit.Millisecond},
 		Links: []unit.BytesPerSecond{0.8e12}, Output: 16}
-	res, err := Fig12Study(su, 0)
+	var calls [][2]int
+	su.Progress = func(done, total int) { calls = append(calls, [2]int{done, total}) }
+	res, err := Fig12Study(su, 2)
 	if err != nil {
 		t.Fatal(err)
+	}
+	// the nominal run (shared by the four sweeps), 8 KiB, 8 µs, 5 ms, t_PROG 0, 0.8 TB/s, RelayOnly
+	const runs = 7
+	if len(calls) != runs+1 {
+		t.Fatalf("progress called %d times, want %d: %v", len(calls), runs+1, calls)
+	}
+	for i, c := range calls {
+		if c != [2]int{i, runs} {
+			t.Errorf("progress call %d = %d of %d, want %d of %d", i, c[0], c[1], i, runs)
+		}
 	}
 	for p, ref := range fig12Reference {
 		pts := res.Sweep(p, dash.ReadingPhysical)

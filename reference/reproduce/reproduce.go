@@ -30,6 +30,18 @@ type Options struct {
 	// Progress, when set, is called before each group runs (done groups so far, of
 	// total) and once at the end (done == total, group "").
 	Progress func(group string, done, total int)
+	// SimProgress, when set, is told how many of a group's simulations have finished
+	// (done of total), by the groups whose runs are long (fig12 and fig9b-llama4-1m:
+	// million-token decodes), from one goroutine at a time.
+	SimProgress func(group string, done, total int)
+}
+
+// simProgress is opts.SimProgress for group g (nil when unset).
+func (o Options) simProgress(g string) func(done, total int) {
+	if o.SimProgress == nil {
+		return nil
+	}
+	return func(done, total int) { o.SimProgress(g, done, total) }
 }
 
 // GroupNames lists the groups of a reproduction, in the order they run.

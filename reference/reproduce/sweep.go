@@ -20,9 +20,18 @@ type Case = summary.Case
 // Sweep runs the cases on workers goroutines (0: GOMAXPROCS), one simulation each, and
 // returns the points in the order of the cases. A case that does not fit its system,
 // or fails, has its reason in Point.Err (a *dash.CapacityError for the former).
-func Sweep(cases []Case, workers int) []Point {
+func Sweep(cases []Case, workers int) []Point { return sweepWith(cases, workers, nil) }
+
+// sweepWith is Sweep that reports progress (done of total simulations) before the first
+// starts and as each ends, from one goroutine at a time; progress may be nil.
+func sweepWith(cases []Case, workers int, progress func(done, total int)) []Point {
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
+	}
+	var mu sync.Mutex
+	done := 0
+	if progress != nil {
+		progress(0, len(cases))
 	}
 	out := make([]Point, len(cases))
 	next := make(chan int)
@@ -33,6 +42,12 @@ func Sweep(cases []Case, workers int) []Point {
 			defer wg.Done()
 			for i := range next {
 				out[i] = runPoint(cases[i])
+				if progress != nil {
+					mu.Lock()
+					done++
+					progress(done, len(cases))
+					mu.Unlock()
+				}
 			}
 		}()
 	}

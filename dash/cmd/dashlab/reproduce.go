@@ -17,12 +17,13 @@ func init() {
 }
 
 func runReproduce(args []string, _ io.Reader, stdout, stderr io.Writer) error {
-	fs := newFlags("reproduce", "reproduce [--only PREFIX] [--format table|json|csv] [--perf] [--workers N] [--out DIR]", stderr)
+	fs := newFlags("reproduce", "reproduce [--only PREFIX] [--format table|json|csv] [--perf] [--workers N] [--out DIR] [--quiet]", stderr)
 	only := fs.String("only", "", "reproduce only the ids that start with PREFIX (e.g. fig9, table2.)")
 	format := fs.String("format", "table", "output format: table, json or csv (one row per paper id)")
 	perf := fs.Bool("perf", false, "with --format json: add each group's wall time (elapsed_s), which differs from run to run")
 	workers := fs.Int("workers", 0, "simulations run at once (0: one per CPU)")
 	out := fs.String("out", "", "also write the HTML report, DIR/index.html: every figure, the full table and the timings, one offline page")
+	quiet := fs.Bool("quiet", false, "no progress on stderr (shown after two seconds otherwise)")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -36,7 +37,16 @@ func runReproduce(args []string, _ io.Reader, stdout, stderr io.Writer) error {
 		return err
 	}
 	start := time.Now()
-	rep, err := reproduce.Run(reproduce.Options{Only: *only, Workers: *workers})
+	opts := reproduce.Options{Only: *only, Workers: *workers}
+	var prog *reproduceProgress
+	if !*quiet {
+		prog = newReproduceProgress(stderr)
+		opts.Progress, opts.SimProgress = prog.groupStarted, prog.simsDone
+	}
+	rep, err := reproduce.Run(opts)
+	if prog != nil {
+		prog.finish()
+	}
 	if err != nil && len(rep.Rows) == 0 {
 		return err
 	}

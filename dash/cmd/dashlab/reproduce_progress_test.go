@@ -1,0 +1,71 @@
+package main
+
+import (
+	"strings"
+	"testing"
+	"time"
+)
+
+// fakeProgress is a reproduceProgress on a clock the test moves.
+func fakeProgress(tty bool) (*reproduceProgress, *strings.Builder, *time.Time) {
+	var b strings.Builder
+	t := time.Unix(0, 0)
+	p := &reproduceProgress{w: &b, tty: tty, now: func() time.Time { return t }, start: t}
+	return p, &b, &t
+}
+
+func TestReproduceProgressSilentWhenShort(t *testing.T) {
+	p, b, now := fakeProgress(false)
+	p.groupStarted("capacity", 0, 2)
+	*now = now.Add(time.Second)
+	p.groupStarted("fig9a", 1, 2)
+	p.groupStarted("", 2, 2)
+	p.finish()
+	if b.Len() != 0 {
+		t.Errorf("a reproduction of under two seconds printed %q", b.String())
+	}
+}
+
+func TestReproduceProgressLog(t *testing.T) {
+	p, b, now := fakeProgress(false)
+	p.groupStarted("capacity", 0, 3)
+	*now = now.Add(3 * time.Second)
+	p.groupStarted("fig12", 1, 3)
+	p.simsDone("fig12", 0, 40)
+	for i := 1; i <= 40; i++ {
+		*now = now.Add(time.Second)
+		p.simsDone("fig12", i, 40)
+	}
+	p.simsDone("other", 1, 2) // not the running group: ignored
+	p.groupStarted("serving", 2, 3)
+	*now = now.Add(time.Second)
+	p.groupStarted("", 3, 3)
+	p.finish()
+	lines := strings.Split(strings.TrimSpace(b.String()), "\n")
+	want := []string{
+		"reproduce: group 2 of 3 (fig12), 3 s",
+		"reproduce: group 2 of 3 (fig12): 10 of 40 simulations, 13 s",
+		"reproduce: group 2 of 3 (fig12): 20 of 40 simulations, 23 s",
+		"reproduce: group 2 of 3 (fig12): 30 of 40 simulations, 33 s",
+		"reproduce: group 2 of 3 (fig12): 40 of 40 simulations, 43 s",
+		"reproduce: group 3 of 3 (serving), 43 s",
+		"reproduce: 3 of 3 groups in 44 s",
+	}
+	if strings.Join(lines, "\n") != strings.Join(want, "\n") {
+		t.Errorf("log:\n%s\nwant:\n%s", b.String(), strings.Join(want, "\n"))
+	}
+}
+
+func TestReproduceProgressTerminal(t *testing.T) {
+	p, b, now := fakeProgress(true)
+	p.groupStarted("fig12", 0, 1)
+	*now = now.Add(3 * time.Second)
+	p.simsDone("fig12", 5, 40)
+	p.simsDone("fig12", 6, 40) // within 200 ms: not redrawn
+	p.groupStarted("", 1, 1)
+	p.finish()
+	got := b.String()
+	if want := "\r\033[Kreproduce: group 1 of 1 (fig12): 5 of 40 simulations, 3 s\r\033[Kreproduce: 1 of 1 groups in 3 s\n"; got != want {
+		t.Errorf("terminal output %q, want %q", got, want)
+	}
+}
