@@ -80,7 +80,7 @@
 //
 // # Exact shortcuts
 //
-// Four shortcuts make long runs fast without changing any result (the tests
+// Five shortcuts make long runs fast without changing any result (the tests
 // compare every field with Options.NoJump):
 //
 //   - Periodic jumps: while nothing structural happens, the state relative
@@ -98,6 +98,13 @@
 //     segments, and a segment that starts from a state seen before and runs
 //     the same operators replays its duration, statistics and end state
 //     (segment.go); only the attention kernels are simulated step by step.
+//   - Forked kernels: from one context block to the next, an attention
+//     kernel differs only in the decode KV it reads from HBM, and two
+//     kernels that differ so run the same events until the smaller one
+//     issues its last HBM chunk. A kernel's state shortly before that point
+//     is kept as a checkpoint, and the next, larger kernel starting from
+//     the same state starts there, with its streams' sizes corrected
+//     (fork.go): only each kernel's end is simulated.
 //
 // The engine only reports the moments at which a shortcut may be taken
 // (the shortcuts interface: a structural change, a chunk delivered, an

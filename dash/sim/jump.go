@@ -40,6 +40,9 @@ type shortcuts interface {
 	delivered(id int32)
 	// opStarted follows the start of operator i of the pass (0: a new pass).
 	opStarted(i int)
+	// hbmRead follows the read of an HBM chunk from DRAM (the stream's
+	// next chunk issued).
+	hbmRead()
 	// opEnded follows the end of operator i, the program counter having
 	// moved to the next operator, which has not started; it reports whether
 	// a shortcut took the engine to the end of the pass.
@@ -55,6 +58,7 @@ type noShortcuts struct{}
 
 func (noShortcuts) delivered(int32)  {}
 func (noShortcuts) opStarted(int)    {}
+func (noShortcuts) hbmRead()         {}
 func (noShortcuts) opEnded(int) bool { return false }
 func (noShortcuts) passEnded()       {}
 func (noShortcuts) report(p *Perf)   {}
@@ -99,6 +103,8 @@ type jumper struct {
 	tailHits int
 	// replayed segments of decode passes (segment.go; nil: off)
 	segs *segMemo
+	// checkpoints of the attention kernels of decode passes (fork.go)
+	forks forkMemo
 }
 
 func newJumper(e *engine) *jumper {
@@ -123,6 +129,7 @@ func (j *jumper) report(p *Perf) {
 	if j.segs != nil {
 		p.ReplayedSegments = j.segs.hits
 	}
+	p.ResumedKernels = j.forks.hits
 }
 
 // off reports whether shortcuts are off for now: a traced pass runs event
@@ -218,6 +225,10 @@ func (j *jumper) opStarted(i int) {
 		clear(j.layerByHash)
 		j.layerSnaps = j.layerSnaps[:0]
 		j.segmentsFor(j.e.pass)
+		return
+	}
+	if j.forks.key != nil {
+		j.kernelStarted(i)
 		return
 	}
 	ops := j.e.pass.ops

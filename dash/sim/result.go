@@ -196,6 +196,9 @@ type Perf struct {
 	// ReplayedSegments counts decode-pass segments (from one attention
 	// kernel to the next) replayed from an earlier step (segment.go).
 	ReplayedSegments int64 `json:"replayed_segments"`
+	// ResumedKernels counts attention kernels that started from the
+	// checkpoint of an earlier kernel reading less from HBM (fork.go).
+	ResumedKernels int64 `json:"resumed_kernels"`
 	// Passes is the number of forward passes (1 + L_out - 1).
 	Passes int `json:"passes"`
 	// Wall is the real time the simulation took. It is left out of JSON so

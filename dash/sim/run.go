@@ -200,6 +200,9 @@ func (e *engine) runPass(p *pass) error {
 		e.st.events++
 		e.processed++
 		e.handle(ev)
+		if ev.kind == evHBMArrayDone {
+			e.cut.hbmRead()
+		}
 		if e.err == nil {
 			e.err = e.checkBudget()
 		}

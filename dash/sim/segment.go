@@ -326,6 +326,7 @@ func (j *jumper) opEnded(int) bool {
 	if !j.segPass() {
 		return false
 	}
+	j.forks.rec = nil
 	e, sm, p := j.e, j.segs, j.e.pass
 	if r := sm.rec; r != nil && e.pc == r.target {
 		j.storeSegment(e.capture(r.t, r.pc))
@@ -352,6 +353,9 @@ func (j *jumper) opEnded(int) bool {
 		sm.buf = append(sm.buf, j.k.b...)
 		s, ok := sm.byKey[string(sm.buf)]
 		if !ok {
+			if target == e.pc+1 {
+				j.kernelMissed(p.ops[e.pc].layer)
+			}
 			sm.before = append(sm.before[:0], j.k.cnt...)
 			sm.rec = &segRec{key: string(sm.buf), t: e.now, pc: e.pc, target: target, before: sm.before}
 			return false
