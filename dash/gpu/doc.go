@@ -96,11 +96,11 @@
 // when both match; `go generate ./dash/gpu` rewrites the file and
 // TestFittedRoofs fails when it differs from a fresh fit. Any other profile,
 // and every refit of the error studies, is fitted as before. Likewise the
-// shipped profile's CSV files are stored parsed in stored_profile.go, keyed
-// by their SHA-256 (TestStoredProfile compares it with a fresh parse): a
-// file with those exact bytes is copied from there, any other is parsed. A
-// kind's families are built on its first Predict, so a process pays only for
-// the kinds it uses.
+// shipped profile's CSV files and env.json are stored parsed in
+// stored_profile.go, keyed by their SHA-256 (TestStoredProfile compares it
+// with a fresh parse): a file with those exact bytes is copied from there,
+// any other is parsed. A kind's families are built on its first Predict, so
+// a process pays only for the kinds it uses.
 //
 // # Compute and Overhead
 //

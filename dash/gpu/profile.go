@@ -340,8 +340,7 @@ func loadProfile(fsys fs.FS, prefix string) (*Profile, error) {
 	case err != nil:
 		return nil, err
 	default:
-		dec := json.NewDecoder(bytes.NewReader(data))
-		if err := dec.Decode(&p.Env); err != nil {
+		if p.Env, err = environment(data); err != nil {
 			return nil, fmt.Errorf("%s%s: %v", prefix, FileEnv, err)
 		}
 		if p.Env.TinyKernelUs < 0 || math.IsNaN(p.Env.TinyKernelUs) {
@@ -507,6 +506,13 @@ func parseMeasurements(r io.Reader, file, kind string) ([]Point, error) {
 		pts = append(pts, pt)
 	}
 	return pts, nil
+}
+
+// decodeEnv decodes an env.json (its first JSON value).
+func decodeEnv(data []byte) (Env, error) {
+	var env Env
+	err := json.NewDecoder(bytes.NewReader(data)).Decode(&env)
+	return env, err
 }
 
 func minNonZero(a, b unit.Duration) unit.Duration {
