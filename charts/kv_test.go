@@ -37,6 +37,17 @@ func TestKVCharts(t *testing.T) {
 	if _, err := Fig12(nil); err == nil {
 		t.Error("Fig12(nil) drew")
 	}
+	// the sampling note says what the runs did, not the reproduction's default
+	for n, want := range map[int]string{0: "simulated exactly", 16: "one KV block in 16 simulated", 64: "one KV block in 64 simulated"} {
+		res.DecodeSample = n
+		f, err := Fig12(res)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(strings.Join(f.Notes, " "), want) {
+			t.Errorf("DecodeSample %d: notes do not say %q: %q", n, want, f.Notes[len(f.Notes)-1])
+		}
+	}
 	c, err := LookaheadAgreement("la", []lookahead.Report{{Model: "llama4-maverick", Eligible: true, Tokens: 10, Agree: 10},
 		{Model: "deepseek-v3", Tokens: 10, Agree: 3, Disagree: 7}})
 	if err != nil || c == nil {

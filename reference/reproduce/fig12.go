@@ -173,7 +173,7 @@ func fig12Runs(su Fig12Setup, workers int, nominalOnly bool) (*Fig12Result, erro
 	if err := SweepErr(points); err != nil {
 		return nil, err
 	}
-	res := &Fig12Result{Nominal: map[dash.Reading]sim.Result{}, RelayOnly: map[dash.Reading]sim.Result{}}
+	res := &Fig12Result{Nominal: map[dash.Reading]sim.Result{}, RelayOnly: map[dash.Reading]sim.Result{}, DecodeSample: su.DecodeSample}
 	if p := Fig12Workload; w.Output != p.Output { // the study's design: a 1M-token decode
 		res.WhatIf = res.WhatIf.Add(dash.Change{Field: "L_in/L_out", From: lengthsLabel(p.Prompt, p.Output), To: lengthsLabel(w.Prompt, w.Output)})
 	}

@@ -46,7 +46,7 @@ type Fig12Point struct {
 type Fig12Result struct {
 	// Points holds every sweep point, by reading, sweep and value.
 	Points []Fig12Point
-	// Nominal is the nominal run (4 KiB, 3 us, 100 us, 1.6 TB/s) and
+	// Nominal is the nominal run (4 KiB, 3 µs, 100 µs, 1.6 TB/s) and
 	// RelayOnly the same workload on RelayOnly, per reading.
 	Nominal, RelayOnly map[dash.Reading]sim.Result
 	// KV is the KV split against generated tokens on the nominal system.
@@ -54,6 +54,9 @@ type Fig12Result struct {
 	// WhatIf lists how the study differs from the paper's (a decode other
 	// than 1M tokens); not empty, its rows are what-ifs, not judged.
 	WhatIf WhatIf
+	// DecodeSample is the decode sampling the runs used (one KV block in
+	// DecodeSample simulated; 0: every step).
+	DecodeSample int
 }
 
 // Sweep returns a sweep's points under a reading, in value order.
