@@ -90,14 +90,14 @@ func (j *jumper) forkSig(l int) []byte {
 }
 
 // kernelMissed is called when the kernel segment of layer l, which starts
-// now from the state keyed in j.k.b, ran never before: its checkpoint is
+// now from the state whose key is key, ran never before: its checkpoint is
 // looked for when it has started.
-func (j *jumper) kernelMissed(l int) {
+func (j *jumper) kernelMissed(l int, key []byte) {
 	f := &j.forks
 	if f.byKey == nil {
 		f.byKey = map[string]*fork{}
 	}
-	f.key = append(j.forkSig(l), j.k.b...)
+	f.key = append(j.forkSig(l), key...)
 }
 
 // kernelStarted is called when the kernel whose key kernelMissed noted has

@@ -243,10 +243,11 @@ func (j *jumper) opStarted(i int) {
 // atLayerStart is called when the first operator of layer l has started.
 // If the memory system is in the state it was in at the start of an earlier
 // layer, and the layers ahead repeat the layers since then, whole periods
-// of layers are skipped.
-func (j *jumper) atLayerStart(l int) {
+// of layers are skipped; it reports whether they were. When they were not,
+// j.k holds the state's key (layer mode) and counters.
+func (j *jumper) atLayerStart(l int) (jumped bool) {
 	if j.off() {
-		return
+		return false
 	}
 	e := j.e
 	j.k.key(e, true)
@@ -262,7 +263,7 @@ func (j *jumper) atLayerStart(l int) {
 		}
 		if m := layersAhead(e.pass.layerSig, l, l-prev.layer); m > 0 {
 			j.skipLayers(m, l-prev.layer, e.pc-prev.pc, e.now-prev.t, prev.counters, j.k.cnt)
-			return
+			return true
 		}
 	}
 	var s layerSnap
@@ -274,6 +275,7 @@ func (j *jumper) atLayerStart(l int) {
 	s.counters = append(s.counters[:0], j.k.cnt...)
 	j.layerByHash[h] = append(cands, len(j.layerSnaps))
 	j.layerSnaps = append(j.layerSnaps, s)
+	return false
 }
 
 // layersAhead is the number of whole periods of period layers that can be

@@ -46,6 +46,7 @@ type segMemo struct {
 	buf    []byte
 	before []int64 // reused for the recording's counters
 	hits   int64
+	chain  chain // replays not yet applied (see opEnded)
 }
 
 // segment is a recorded segment: its duration, the increments of the
@@ -55,6 +56,8 @@ type segment struct {
 	d     Time
 	delta []int64
 	end   *dynState
+	// endKey is the key of the end state (in layer mode), once known.
+	endKey []byte
 }
 
 // segRec is a segment being recorded.
@@ -322,18 +325,27 @@ func (j *jumper) kernelSig(l int) []byte {
 // before one (where it first looks for a layer jump), it replays the
 // segment that starts here if it ran before, and again from where that
 // leaves, or starts recording it. It reports whether the pass has ended.
+//
+// Consecutive replays form a chain: the state a replayed segment ends in
+// is keyed once (segment.endKey), so the next segment is looked up without
+// installing that state; the chain's time and statistics are added, and
+// the last segment's end state installed, once, where the chain ends.
 func (j *jumper) opEnded(int) bool {
 	if !j.segPass() {
 		return false
 	}
 	j.forks.rec = nil
 	e, sm, p := j.e, j.segs, j.e.pass
+	var last *segment // the segment that ended at the state now keyed, if any
 	if r := sm.rec; r != nil && e.pc == r.target {
-		j.storeSegment(e.capture(r.t, r.pc))
+		last = j.storeSegment(e.capture(r.t, r.pc))
 	}
-	for sm.rec == nil && e.pc < len(p.ops) {
-		prev, cur := &p.ops[e.pc-1], &p.ops[e.pc]
+	ch := &sm.chain
+	pc := e.pc
+	for sm.rec == nil && pc < len(p.ops) {
+		prev, cur := &p.ops[pc-1], &p.ops[pc]
 		var target int
+		keyed := false // j.k.b holds the state's key
 		switch {
 		case prev.class == ClassAttention && prev.layer >= 0:
 			l := prev.layer
@@ -341,45 +353,130 @@ func (j *jumper) opEnded(int) bool {
 			if l+1 < len(p.attnIdx) {
 				target = p.attnIdx[l+1]
 			}
-			sm.buf = j.segmentSig(l, target-e.pc)
+			sm.buf = j.segmentSig(l, target-pc)
 		case cur.class == ClassAttention && cur.layer >= 0:
-			j.atLayerStart(cur.layer) // may skip layers: to the same point of a later one
-			target = e.pc + 1
-			sm.buf = j.kernelSig(p.ops[e.pc].layer)
+			if ch.n == 0 { // the state is installed: look for a layer jump
+				jumped := j.atLayerStart(cur.layer) // may skip layers: to the same point of a later one
+				keyed = !jumped && e.err == nil
+				if jumped {
+					last = nil
+				}
+				pc = e.pc
+			}
+			target = pc + 1
+			sm.buf = j.kernelSig(p.ops[pc].layer)
 		default:
+			j.flushChain()
 			return false
 		}
-		j.k.key(e, true)
-		sm.buf = append(sm.buf, j.k.b...)
+		var key []byte
+		switch {
+		case ch.n > 0 && ch.last.endKey != nil:
+			key = ch.last.endKey
+		default:
+			j.flushChain()
+			if e.err != nil {
+				return false
+			}
+			if !keyed {
+				j.k.key(e, true)
+			}
+			key = j.k.b
+			if last != nil {
+				last.endKey = slices.Clone(key)
+			}
+		}
+		last = nil
+		sm.buf = append(sm.buf, key...)
 		s, ok := sm.byKey[string(sm.buf)]
 		if !ok {
-			if target == e.pc+1 {
-				j.kernelMissed(p.ops[e.pc].layer)
+			if ch.n > 0 {
+				j.flushChain()
+				if e.err != nil {
+					return false
+				}
+				sm.before = e.globalCounters(sm.before[:0])
+			} else {
+				sm.before = append(sm.before[:0], j.k.cnt...)
 			}
-			sm.before = append(sm.before[:0], j.k.cnt...)
-			sm.rec = &segRec{key: string(sm.buf), t: e.now, pc: e.pc, target: target, before: sm.before}
+			if target == pc+1 {
+				j.kernelMissed(p.ops[pc].layer, key)
+			}
+			sm.rec = &segRec{key: string(sm.buf), t: e.now, pc: pc, target: target, before: sm.before}
 			return false
 		}
 		sm.hits++
-		t0, pc0 := e.now, e.pc
-		e.advanceBy(advance{dt: s.d, counters: statKinds, m: 1, to: s.delta})
-		if e.err != nil {
-			return false
-		}
+		ch.add(s, e.now, pc)
 		if s.end == nil {
+			j.flushChain()
+			if e.err != nil {
+				return false
+			}
 			e.idle()
 			e.pc = len(p.ops)
 			e.passEnded = true
 			return true
 		}
-		e.install(s.end, t0, pc0)
+		pc += s.end.pc
+		if s.endKey == nil { // key the end state once it is installed
+			j.flushChain()
+			if e.err != nil {
+				return false
+			}
+			last = s
+		}
 	}
+	j.flushChain()
 	return false
+}
+
+// chain is a run of replayed segments whose end state is not installed
+// yet: their number, total duration and statistics increments, and the
+// last one, which started at t0 with operator pc0.
+type chain struct {
+	n     int
+	d     Time
+	delta []int64
+	last  *segment
+	t0    Time
+	pc0   int
+}
+
+// add appends segment s, which starts at the chain's end (now is the
+// engine's clock, where the chain starts) with operator pc.
+func (c *chain) add(s *segment, now Time, pc int) {
+	if c.n == 0 {
+		c.delta = append(c.delta[:0], s.delta...)
+	} else {
+		for i, v := range s.delta {
+			c.delta[i] += v
+		}
+	}
+	c.t0, c.pc0 = now+c.d, pc
+	c.d += s.d
+	c.last = s
+	c.n++
+}
+
+// flushChain advances the engine over the chain of replays: the clock and
+// the statistics, and (unless the last segment ends the pass) the last
+// segment's end state installed.
+func (j *jumper) flushChain() {
+	c := &j.segs.chain
+	if c.n == 0 {
+		return
+	}
+	e := j.e
+	e.advanceBy(advance{dt: c.d, counters: statKinds, m: 1, to: c.delta})
+	if e.err == nil && c.last.end != nil {
+		e.install(c.last.end, c.t0, c.pc0)
+	}
+	c.n, c.d, c.last = 0, 0, nil
 }
 
 // storeSegment ends the recording with the state it ends in (nil: the end
 // of the pass).
-func (j *jumper) storeSegment(end *dynState) {
+func (j *jumper) storeSegment(end *dynState) *segment {
 	sm := j.segs
 	r := sm.rec
 	sm.rec = nil
@@ -390,5 +487,7 @@ func (j *jumper) storeSegment(end *dynState) {
 	if len(sm.byKey) >= maxSegments {
 		clear(sm.byKey)
 	}
-	sm.byKey[r.key] = &segment{d: j.e.now - r.t, delta: after, end: end}
+	s := &segment{d: j.e.now - r.t, delta: after, end: end}
+	sm.byKey[r.key] = s
+	return s
 }
