@@ -72,6 +72,8 @@ type forkMemo struct {
 	key   []byte // the key of the kernel about to start; nil: none
 	rec   *forkRec
 	hits  int64
+	// before is reused for the watched kernel's counters
+	before []int64
 }
 
 // forkSig identifies a kernel for its checkpoints: the kernel segment's
@@ -108,7 +110,8 @@ func (j *jumper) kernelStarted(i int) {
 	key := string(f.key)
 	f.key = nil
 	e := j.e
-	rec := &forkRec{key: key, t: e.now, pc: i, before: e.globalCounters(nil), sizes: j.streamSizes(i)}
+	f.before = e.globalCounters(f.before[:0])
+	rec := &forkRec{key: key, t: e.now, pc: i, before: f.before, sizes: j.streamSizes(i)}
 	if c, ok := f.byKey[key]; ok && j.resume(c, rec) {
 		f.hits++
 	}
@@ -193,7 +196,7 @@ func (j *jumper) hbmRead() {
 	if least < chunk || e.pc != r.pc {
 		return
 	}
-	after := e.globalCounters(nil)
+	after := e.globalCounters(make([]int64, 0, len(r.before)))
 	for k := range after {
 		after[k] -= r.before[k]
 	}

@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"encoding/binary"
 	"fmt"
 	"hash/maphash"
 	"math"
@@ -486,16 +487,14 @@ func sampleWithout(r *rand.Rand, weights []float64, chosen []bool) int {
 func (b *programBuilder) signature(ops []opSpec) uint64 {
 	var h maphash.Hash
 	h.SetSeed(b.seed)
+	var buf [16 * 8]byte // one operator's fields, little-endian
 	for _, o := range ops {
-		for _, v := range []int64{int64(o.class), int64(o.compute), int64(o.overhead), int64(o.weights), b2i(o.replicated),
+		for k, v := range [16]int64{int64(o.class), int64(o.compute), int64(o.overhead), int64(o.weights), b2i(o.replicated),
 			int64(o.kvHBM), int64(o.kvHBF), int64(o.kvWriteHBF), int64(o.kvWriteHBM), int64(o.kvWriteback), int64(o.gather),
 			int64(o.sharedN), int64(o.routedN), int64(o.sharedBytes), int64(o.expertSize), b2i(o.routing)} {
-			var buf [8]byte
-			for k := range buf {
-				buf[k] = byte(v >> (8 * k))
-			}
-			h.Write(buf[:])
+			binary.LittleEndian.PutUint64(buf[8*k:], uint64(v))
 		}
+		h.Write(buf[:])
 	}
 	return h.Sum64()
 }

@@ -480,7 +480,7 @@ func (j *jumper) storeSegment(end *dynState) *segment {
 	sm := j.segs
 	r := sm.rec
 	sm.rec = nil
-	after := j.e.globalCounters(nil)
+	after := j.e.globalCounters(make([]int64, 0, len(r.before)))
 	for i := range after {
 		after[i] -= r.before[i]
 	}
