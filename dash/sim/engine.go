@@ -119,7 +119,11 @@ type engine struct {
 	budget        budget     // the run's event and wall-clock limits
 	budgetTick    int        // calls of checkBudget, to read the clock sparingly
 	err           error      // a failure that ends the run (time out of range)
+	freeWaves     [][]seg    // emptied page waves, reused by formWave
 }
+
+// maxFreeWaves bounds the page waves kept for reuse.
+const maxFreeWaves = 64
 
 func newEngine(c config) *engine {
 	e := &engine{cfg: c}
@@ -223,7 +227,7 @@ func (e *engine) kickArray(stack int) {
 			return
 		}
 		w := s.progPending[0]
-		s.progPending = s.progPending[1:]
+		s.progPending = popFront(s.progPending)
 		s.programming = w.parts
 		tsvEnd := s.tsv.reserve(e.now, e.xfer(w.bytes, e.cfg.tsv), w.bytes)
 		s.programActive, s.arrayUntil = true, tsvEnd+e.cfg.tProg
@@ -267,6 +271,9 @@ func (e *engine) canSense(s *hbfStack) bool {
 func (e *engine) formWave(s *hbfStack) []seg {
 	pages := 0
 	var wave []seg
+	if n := len(e.freeWaves); n > 0 {
+		wave, e.freeWaves = e.freeWaves[n-1], e.freeWaves[:n-1]
+	}
 	for len(s.readQ) > 0 {
 		g := &s.readQ[0]
 		progress := false
@@ -297,13 +304,13 @@ func (e *engine) formWave(s *hbfStack) []seg {
 			}
 		}
 		if !progress { // group exhausted
-			s.readQ = s.readQ[1:]
+			s.readQ = popFront(s.readQ)
 		}
 	}
 done:
 	// Drop exhausted groups at the head.
 	for len(s.readQ) > 0 && groupEmpty(&s.readQ[0]) {
-		s.readQ = s.readQ[1:]
+		s.readQ = popFront(s.readQ)
 	}
 	return wave
 }
@@ -323,7 +330,7 @@ func (e *engine) onArrayDone(stack int, sensed bool) {
 	s := &e.hbf[stack]
 	if sensed {
 		s.dataReg = append(s.dataReg, s.sensing[0])
-		s.sensing = s.sensing[1:]
+		s.sensing = popFront(s.sensing)
 		e.moveToCache(stack)
 	} else {
 		parts := s.programming
@@ -343,7 +350,7 @@ func (e *engine) moveToCache(stack int) {
 		return
 	}
 	s.cacheReg = s.dataReg[0]
-	s.dataReg = s.dataReg[1:]
+	s.dataReg = popFront(s.dataReg)
 	s.cacheNext, s.cacheDone = 0, 0
 	e.kickTSV(stack)
 }
@@ -400,7 +407,7 @@ func (e *engine) releaseSlots(stack, n int) {
 			break
 		}
 		r := s.slotWait[0]
-		s.slotWait = s.slotWait[1:]
+		s.slotWait = popFront(s.slotWait)
 		s.slotsFree--
 		e.startSlotted(stack, r.kind, r.seg)
 	}
@@ -411,6 +418,9 @@ func (e *engine) onTSVDone(stack int, sg seg) {
 	s := &e.hbf[stack]
 	s.cacheDone++
 	if s.cacheDone == len(s.cacheReg) { // the cache register is empty again
+		if len(e.freeWaves) < maxFreeWaves {
+			e.freeWaves = append(e.freeWaves, s.cacheReg[:0])
+		}
 		s.cacheReg, s.cacheNext, s.cacheDone = nil, 0, 0
 		e.moveToCache(stack)
 		e.kickArray(stack)
@@ -524,12 +534,12 @@ func (e *engine) releaseRelay(stack int) {
 		switch {
 		case len(s.relayWait) > 0:
 			sg := s.relayWait[0]
-			s.relayWait = s.relayWait[1:]
+			s.relayWait = popFront(s.relayWait)
 			s.relayFree--
 			e.startRelayHop1(stack, sg)
 		case len(s.rwWait) > 0:
 			sg := s.rwWait[0]
-			s.rwWait = s.rwWait[1:]
+			s.rwWait = popFront(s.rwWait)
 			s.relayFree--
 			e.startRelayWriteLink(stack, sg)
 		default:
@@ -735,4 +745,13 @@ func (e *engine) handle(ev event) {
 	case evWBLinkDone:
 		e.bufferProgram(stack, sg)
 	}
+}
+
+// popFront removes the first element of a queue, moving the others down
+// so that the queue keeps its capacity (appends then rarely allocate).
+func popFront[T any](q []T) []T {
+	n := copy(q, q[1:])
+	var zero T
+	q[n] = zero
+	return q[:n]
 }

@@ -70,6 +70,7 @@ type forkRec struct {
 type forkMemo struct {
 	byKey map[string]*fork
 	key   []byte // the key of the kernel about to start; nil: none
+	buf   []byte // reused for key
 	rec   *forkRec
 	hits  int64
 	// before is reused for the watched kernel's counters
@@ -81,7 +82,7 @@ type forkMemo struct {
 func (j *jumper) forkSig(l int) []byte {
 	p := j.e.pass
 	k := &p.ops[p.attnIdx[l]]
-	b := binary.AppendVarint(j.forks.key[:0], -2)
+	b := binary.AppendVarint(j.forks.buf[:0], -2)
 	b = binary.AppendUvarint(b, p.staticSig[l])
 	for _, v := range []int64{int64(k.class), int64(k.weights), b2i(k.replicated), b2i(k.kvHBM > 0), int64(k.kvHBF),
 		int64(k.kvWriteHBF), int64(k.kvWriteHBM), int64(k.kvWriteback), int64(k.gather), int64(k.sharedN),
@@ -100,6 +101,7 @@ func (j *jumper) kernelMissed(l int, key []byte) {
 		f.byKey = map[string]*fork{}
 	}
 	f.key = append(j.forkSig(l), key...)
+	f.buf = f.key
 }
 
 // kernelStarted is called when the kernel whose key kernelMissed noted has

@@ -191,7 +191,9 @@ func (e *engine) capture(t0 Time, pc0 int) *dynState {
 		}
 		return -1
 	}}
-	d := &dynState{pc: e.pc - pc0, maxOp: e.maxOp - pc0, writesPending: e.writesPending, gpuStaged: e.gpuStaged}
+	d := &dynState{pc: e.pc - pc0, maxOp: e.maxOp - pc0, writesPending: e.writesPending, gpuStaged: e.gpuStaged,
+		hbf: make([]hbfStack, 0, len(e.hbf)), hbmUntil: make([]Time, 0, len(e.hbm)),
+		linkUntil: make([][numLinkDirs]Time, 0, len(e.links)), streams: make([]stream, 0, len(e.active))}
 	d.q = slices.Clone(e.q)
 	slices.SortFunc(d.q, func(a, b event) int {
 		if a.before(&b) {

@@ -31,6 +31,7 @@ var notWalked = map[reflect.Type]map[string]string{
 		"budgetTick": "the run's limits",
 		"err":        "ends the run",
 		"holdArray":  "set only within issueRouted, never between events",
+		"freeWaves":  "emptied buffers kept for reuse: no state",
 	},
 	reflect.TypeFor[event](): {"seq": "tie-break only: keys order events by it"},
 	reflect.TypeFor[stream](): {
