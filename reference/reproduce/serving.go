@@ -79,7 +79,11 @@ func runServing(opts Options, art *Artifacts) (Values, error) {
 		if err != nil {
 			return v, err
 		}
-		res, err := st.Run(context.Background(), nil)
+		var progress func(serve.StudyProgress)
+		if sims := opts.simProgress("serving"); sims != nil {
+			progress = func(p serve.StudyProgress) { sims(p.Done, p.Total) }
+		}
+		res, err := st.Run(context.Background(), progress)
 		if err != nil {
 			return v, fmt.Errorf("%v reading: %w", r, err)
 		}
