@@ -60,9 +60,14 @@ func TestGPUTimingFigure(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f, err := GPUTiming(p, checks, GPUStats{LeaveOneOut: loo}, h100)
+	jitter, err := p.SweepJitter()
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := GPUTiming(p, checks, GPUStats{LeaveOneOut: loo, Repeats: p.Repeats(), SizeJitter: jitter}, h100)
 	s := figureHTML(t, f, err)
-	mustContain(t, s, "DERIVED, NOT MEASURED", "derived, not measured (from h200-sxm)", "y = x (prediction = measurement)", "gpu.timing_model.median_err_pct")
+	mustContain(t, s, "DERIVED, NOT MEASURED", "derived, not measured (from h200-sxm)", "y = x (prediction = measurement)", "gpu.timing_model.median_err_pct",
+		"repeated shapes, one measurement predicted by the other", "size jitter, the floor of held-out sizes")
 	if all := gpu.SummariseChecks("all", checks); all.MedianPct <= 0 || all.MedianPct > 10 {
 		t.Errorf("held-out median error %.2f%%", all.MedianPct)
 	}

@@ -191,8 +191,8 @@
 // 2.18-2.64/8.78-9.89% (median/p90) with all, the 8, 4, 2 or 1 nearest
 // families. Each size departs on its own, by a jitter estimated at 1.8% at
 // the median and 7.3% at the 90th percentile for GEMM (a mixture-of-normals
-// deconvolution of the held-out errors gives 0.8% and 7.0-7.7%, from fits
-// that put the straight line's own error at 8.7-9.1% rather than the
+// deconvolution of the held-out errors gives 0.7-0.8% and 6.9-7.7%, from
+// fits that put the straight line's own error at 8.6-9.0% rather than the
 // measured 8.4%): the held-out error that a model knowing the smooth curve
 // exactly would still make, above the 6% the project aims at for held-out
 // GEMM sizes. Run-to-run noise (the repeated shapes' differences) accounts

@@ -122,11 +122,20 @@ func BuildReport(rep Report, o ReportOptions) (*charts.Page, error) {
 			return nil, err
 		}
 		byModel, _ := prof.HeldOutByModel() // a profile with one model's GEMMs has nothing to hold out
+		sizes, err := prof.HeldOutSweep()
+		if err != nil {
+			return nil, err
+		}
+		jitter, err := prof.SweepJitter()
+		if err != nil {
+			return nil, err
+		}
 		h100, err := reference.Timing(reference.DefaultGPU)
 		if err != nil {
 			return nil, err
 		}
-		f, err := charts.GPUTiming(prof, checks, charts.GPUStats{LeaveOneOut: rep.Artifacts.GPUValidation, HeldOut: held, HeldOutByModel: byModel}, h100)
+		f, err := charts.GPUTiming(prof, checks, charts.GPUStats{LeaveOneOut: rep.Artifacts.GPUValidation, HeldOut: held, HeldOutByModel: byModel,
+			HeldOutSizes: sizes, Repeats: prof.Repeats(), SizeJitter: jitter}, h100)
 		if err != nil {
 			return nil, err
 		}
