@@ -102,9 +102,11 @@ func Fig12(r *summary.Fig12Result) (Figure, error) {
 			busy = append(busy, Point{X: x.Value, Y: x.ProgramBusy.Seconds()})
 			stall = append(stall, Point{X: x.Value, Y: x.Stall.Seconds()})
 		}
-		series = append(series, XYSeries{Name: "program busy, " + rd.String(), Points: busy}, XYSeries{Name: "exposed stall, " + rd.String(), Points: stall})
+		series = append(series, XYSeries{Name: "program busy, " + rd.String() + " reading", Points: busy},
+			XYSeries{Name: "exposed stall, " + rd.String() + " reading", Points: stall})
 	}
-	paper := []XYSeries{{Name: "exposed stall, paper", Points: []Point{{X: 500, Y: paperValue("fig12.write_stall_s.tprog500us")}, {X: 5000, Y: paperValue("fig12.write_stall_s.tprog5ms")}}}}
+	// the paper's two published stalls, drawn in the paper reading's colour (legend: "... (paper)")
+	paper := []XYSeries{{Name: "exposed stall, paper reading", Points: []Point{{X: 500, Y: paperValue("fig12.write_stall_s.tprog500us")}, {X: 5000, Y: paperValue("fig12.write_stall_s.tprog5ms")}}}}
 	c, err := Lines(LineSpec{
 		Common: Common{ID: "fig12_t_prog", Title: "HBF program latency: program-busy time against exposed stall", Subtitle: WhatIfSubtitle("totals over the run, both stacks' programs summed", w), Height: "420px"},
 		XName:  "t_PROG (µs)", YName: "Time (s)", Series: series, Paper: paper, LogX: true,
