@@ -60,7 +60,7 @@ func TestChoiceAddsTheStartValueAndSorts(t *testing.T) {
 	if c.Value() != 8*unit.Microsecond {
 		t.Errorf("SetPos past the end gave %v, want the last value", c.Value())
 	}
-	if c.Label() != (8 * unit.Microsecond).String() {
+	if c.Label() != "8 µs" {
 		t.Errorf("label %q", c.Label())
 	}
 }

@@ -14,6 +14,9 @@ import (
 	"github.com/janpfeifer/gonb/gonbui/comms"
 	"github.com/janpfeifer/gonb/gonbui/dom"
 	"github.com/janpfeifer/gonb/gonbui/widgets"
+
+	"github.com/dashlab/dashlab/charts"
+	"github.com/dashlab/dashlab/dash/unit"
 )
 
 // A Control is one slider of Redraw: a name and the values it steps through (Choice).
@@ -68,9 +71,14 @@ func (c *Choice[T]) Value() T { return c.values[c.pos] }
 // Label is the current value as text.
 func (c *Choice[T]) Label() string { return c.LabelAt(c.pos) }
 
-// LabelAt is the value at position i (clamped) as text.
+// LabelAt is the value at position i (clamped) as text: a duration for a reader
+// (charts.Dur: "3 µs", "2.5 ms"), any other value as it prints ("4 KiB", "1.6 TB/s").
 func (c *Choice[T]) LabelAt(i int) string {
-	return fmt.Sprint(c.values[min(max(i, 0), len(c.values)-1)])
+	v := c.values[min(max(i, 0), len(c.values)-1)]
+	if d, ok := any(v).(unit.Duration); ok {
+		return charts.Dur(d)
+	}
+	return fmt.Sprint(v)
 }
 
 // Values are the positions' values, in order.
