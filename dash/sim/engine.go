@@ -120,6 +120,7 @@ type engine struct {
 	budgetTick    int        // calls of checkBudget, to read the clock sparingly
 	err           error      // a failure that ends the run (time out of range)
 	freeWaves     [][]seg    // emptied page waves, reused by formWave
+	replays       replaySum  // replayed passes not applied yet (replays.go)
 }
 
 // maxFreeWaves bounds the page waves kept for reuse.

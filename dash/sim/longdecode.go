@@ -103,15 +103,18 @@ func (e *engine) sampledDecode(pb *programBuilder, prompt, output, S int, firstW
 	lastRound := -1
 	wbDelta := map[string]record{}
 	wbSeen := map[string]int{}
-	apply := func(r record) error {
-		e.replay(r.d, r.delta)
+	// The run's engine queues the records (replays.go): m x a record for a
+	// run of m steps of one block, applied in bulk at the end.
+	apply := func(r record, m int) error {
+		e.queueReplay(r.d, r.delta, m)
 		if e.err == nil {
 			e.err = e.checkBudget()
 		}
 		return e.err
 	}
 	flush := func(next record, nextRound int) error {
-		for _, p := range pending {
+		for k := 0; k < len(pending); {
+			p := pending[k]
 			var r record
 			switch {
 			case p.exact != nil:
@@ -121,12 +124,18 @@ func (e *engine) sampledDecode(pb *programBuilder, prompt, output, S int, firstW
 			default:
 				r = lerp(last, next, int64(p.round-lastRound), int64(nextRound-lastRound))
 			}
+			m := 1
 			if p.extra != nil {
 				r = r.plus(*p.extra, 1)
+			} else if p.exact == nil { // the steps of the block that follow take the same record
+				for k+m < len(pending) && pending[k+m] == (pend{round: p.round}) {
+					m++
+				}
 			}
-			if err := apply(r); err != nil {
+			if err := apply(r, m); err != nil {
 				return err
 			}
+			k += m
 		}
 		pending = pending[:0]
 		return nil
@@ -167,7 +176,7 @@ func (e *engine) sampledDecode(pb *programBuilder, prompt, output, S int, firstW
 			if err := flush(base, round); err != nil {
 				return err
 			}
-			if err := apply(own); err != nil {
+			if err := apply(own, 1); err != nil {
 				return err
 			}
 			last, lastRound = base, round
@@ -194,5 +203,9 @@ func (e *engine) sampledDecode(pb *programBuilder, prompt, output, S int, firstW
 	}
 	e.sampled = rec.passes
 	e.processed += rec.e.processed
-	return flush(last, lastRound)
+	if err := flush(last, lastRound); err != nil {
+		return err
+	}
+	e.flushReplays()
+	return e.err
 }

@@ -107,6 +107,18 @@ func RunWith(exp dash.Experiment, opts Options) (Result, error) {
 			return Result{}, err
 		}
 	}
+	// Runs of replayed steps are queued (m x a record) and applied in bulk
+	// (replays.go) before a step is simulated and at the end.
+	var run replay
+	runKey, runN := 0, 0
+	endRun := func() error {
+		if runN > 0 {
+			e.queueReplay(run.d, run.delta, runN)
+			runN = 0
+		}
+		e.flushReplays()
+		return e.err
+	}
 	for s := 1; s < w.Output && !sampled; s++ {
 		ctx := w.Prompt + s
 		if pb.kv != nil {
@@ -118,7 +130,12 @@ func RunWith(exp dash.Experiment, opts Options) (Result, error) {
 		key := pb.decodeKey(ctx, s)
 		traced := opts.Trace != nil && opts.Trace.Pass == s
 		if r, ok := memo[key]; ok && !opts.NoJump && !traced {
-			e.replay(r.d, r.delta)
+			if runN > 0 && key != runKey {
+				e.queueReplay(run.d, run.delta, runN)
+				runN = 0
+			}
+			run, runKey = r, key
+			runN++
 			if e.err == nil {
 				e.err = e.checkBudget()
 			}
@@ -126,6 +143,9 @@ func RunWith(exp dash.Experiment, opts Options) (Result, error) {
 				return Result{}, e.err
 			}
 			continue
+		}
+		if err := endRun(); err != nil {
+			return Result{}, err
 		}
 		if tmpl == nil {
 			p := pb.build(true, ctx, s)
@@ -147,6 +167,9 @@ func RunWith(exp dash.Experiment, opts Options) (Result, error) {
 			clear(memo)
 		}
 		memo[key] = replay{d: e.now - t0, delta: delta}
+	}
+	if err := endRun(); err != nil {
+		return Result{}, err
 	}
 	res.E2E = e.now
 	res.Decode = e.st.phase(phaseStart, res.E2E-res.TTFT)

@@ -32,6 +32,7 @@ var notWalked = map[reflect.Type]map[string]string{
 		"err":        "ends the run",
 		"holdArray":  "set only within issueRouted, never between events",
 		"freeWaves":  "emptied buffers kept for reuse: no state",
+		"replays":    "replayed passes, applied before any pass runs and before the result is read",
 	},
 	reflect.TypeFor[event](): {"seq": "tie-break only: keys order events by it"},
 	reflect.TypeFor[stream](): {
