@@ -363,7 +363,7 @@ func (e Experiment) Inventory() Inventory { return e.get().inventory.clone() }
 func (e Experiment) Plan() Plan { return e.get().plan.clone() }
 
 // Builder returns a builder holding this experiment's settings, to derive a
-// variant ("the same, with t_R = 32 us"). The zero Experiment gives
+// variant ("the same, with t_R = 32 µs"). The zero Experiment gives
 // NewExperiment().
 func (e Experiment) Builder() ExperimentBuilder {
 	if e.e == nil {

@@ -68,10 +68,10 @@ type HBFSpec struct {
 	// (0: DefaultPagesPerBlock). The paper gives none; flash management
 	// (blocks, garbage collection, erase counts) uses it, timing does not.
 	PagesPerBlock int `yaml:"pages_per_block,omitempty"`
-	// TRead is the page sensing latency t_R (3 us nominal; the paper sweeps
-	// 1-32 us). Range 10 ns..10 s (MinTRead: below it a bare Go constant, 3 = 3 ns, is refused).
+	// TRead is the page sensing latency t_R (3 µs nominal; the paper sweeps
+	// 1-32 µs). Range 10 ns..10 s (MinTRead: below it a bare Go constant, 3 = 3 ns, is refused).
 	TRead unit.Duration `yaml:"t_read"`
-	// TProg is the page program latency t_PROG (100 us nominal). Range 1 ns..10 s.
+	// TProg is the page program latency t_PROG (100 µs nominal). Range 1 ns..10 s.
 	TProg unit.Duration `yaml:"t_prog"`
 	// CacheRead is true when a plane can sense its next page while the
 	// previous page is still being moved out of its page buffer (NAND cache
@@ -90,7 +90,7 @@ type HBFSpec struct {
 	//     t_R per stack (§VI-A: "an 8 MiB page wave per stack"; §VI-F: lower
 	//     t_R and larger pages raise "the effective aggregate read
 	//     bandwidth"), so the array alone caps a stack at PageWave / t_R
-	//     (2.80 TB/s at 3 us).
+	//     (2.80 TB/s at 3 µs).
 	//   - 0 (ReadWavesUnbounded), the paper reading: t_R is a pure readiness
 	//     latency (§II-B "Each HBF read incurs NAND sensing latency t_R before
 	//     data transfer begins"; §IV-A "NAND sensing and shared-TSV SRAM fills

@@ -45,7 +45,7 @@ func NANDEnergy(volts, amps float64, t unit.Duration, page unit.Bytes) unit.Joul
 //     O'Connor et al., "Fine-Grained DRAM", MICRO 2017; an upper bound here,
 //     since DASH's HBM I/O is the UCIe link counted separately.
 //   - HBF read and program: [NANDEnergy] at [NANDVolts] x [NANDAmps] over
-//     h's t_R and t_PROG per page (7.6 and 252 pJ/bit at 3 us, 100 us and
+//     h's t_R and t_PROG per page (7.6 and 252 pJ/bit at 3 µs, 100 µs and
 //     4 KiB pages).
 func DefaultParams(h dash.HBFSpec) Params {
 	return Params{

@@ -11,7 +11,7 @@ import (
 
 // Fig. 11: lookahead expert execution (§VI-D). DASH at B/L_in/L_out =
 // 1/4K/128 with early expert selection against the conventional flow, at
-// t_R = 3 us and 32 us; reductions of E2E latency and of TPOT.
+// t_R = 3 µs and 32 µs; reductions of E2E latency and of TPOT.
 
 // Fig11Models are the two models of the study.
 var Fig11Models = []string{"qwen3-235b-a22b", "deepseek-v2"}

@@ -15,7 +15,7 @@ import (
 // (prompt KV in HBF, decode KV in HBM up to the budget, then written back
 // page wave by page wave). Four sweeps, each normalized as the paper does:
 // page size (to 4 KiB; transfer regions scaled with the page wave, for this
-// study only), t_R (to 3 us), per-route D2D bandwidth (to 1.6 TB/s), and
+// study only), t_R (to 3 µs), per-route D2D bandwidth (to 1.6 TB/s), and
 // t_PROG, which reports program-busy time against the E2E-exposed write
 // stall: E2E at that t_PROG less E2E of the same run with programs that
 // take no time (the data still move). And the 4K/1M point of Fig. 9(b):
