@@ -75,7 +75,9 @@ const paperBarTickJS = `function (params, api) {
 
 const paperTooltipJS = `function (p) { return p.marker + 'Paper, ' + p.value[3] + ' @ ' + p.name + ': <b>' + p.value[1] + '</b>'; }`
 
-// GroupedBar builds a grouped bar chart with the paper's published values overlaid.
+// GroupedBar builds a grouped bar chart with the paper's published values overlaid. A
+// chart of one series whose categories are systems ("DASH", "RelayOnly") draws each bar
+// in its system's colour (SystemColor), as every other figure does.
 func GroupedBar(spec BarSpec) (*ec.Bar, error) {
 	if len(spec.Categories) == 0 || len(spec.Series) == 0 {
 		return nil, errors.New("charts: GroupedBar needs categories and series")
@@ -140,6 +142,10 @@ func GroupedBar(spec BarSpec) (*ec.Bar, error) {
 				return nil, fmt.Errorf("charts: bar series %q: value %v at %q on a log axis", s.Name, v, spec.Categories[j])
 			default:
 				data[j] = opts.BarData{Value: v}
+				if c := SystemColor(spec.Categories[j]); c != "" && len(spec.Series) == 1 {
+					// one series over systems: each bar in its system's colour
+					data[j].ItemStyle = &opts.ItemStyle{Color: c}
+				}
 			}
 		}
 		bar.AddSeries(s.Name, data,

@@ -43,6 +43,22 @@ func TestSystemColorOnePerSystem(t *testing.T) {
 			t.Errorf("RelayOnly not drawn in %s", relay)
 		}
 	}
+	// One series over systems (notebook 99: "your part" on DASH, RelayOnly, DirectOnly):
+	// each bar in its system's colour.
+	b, err = GroupedBar(BarSpec{Common: Common{ID: "b2"}, Categories: []string{"DASH", "RelayOnly", "DirectOnly"},
+		Series: []Series{{Name: "your part", Values: []float64{3, 2, 1}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, err := Snippet(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, sys := range []string{"dash", "relay-only", "direct-only"} {
+		if !strings.Contains(string(h), `"color":"`+SystemColor(sys)+`"`) {
+			t.Errorf("%s's bar not drawn in %s", sys, SystemColor(sys))
+		}
+	}
 }
 
 func TestDur(t *testing.T) {
