@@ -1,6 +1,10 @@
 package sim
 
-import "github.com/dashlab/dashlab/dash/unit"
+import (
+	"slices"
+
+	"github.com/dashlab/dashlab/dash/unit"
+)
 
 type evKind uint8
 
@@ -85,4 +89,30 @@ func (q *eventQueue) pop() event {
 	}
 	*q = h
 	return top
+}
+
+// sortEvents puts events in (time, sequence) order, which is also a valid
+// heap. A queue is short and, being a heap, nearly in order: insertion
+// sort, without a comparison callback, unless it is long.
+func sortEvents(q []event) {
+	if len(q) > 64 {
+		slices.SortFunc(q, func(a, b event) int {
+			if a.before(&b) {
+				return -1
+			}
+			if b.before(&a) {
+				return 1
+			}
+			return 0
+		})
+		return
+	}
+	for i := 1; i < len(q); i++ {
+		x := q[i]
+		j := i
+		for ; j > 0 && x.before(&q[j-1]); j-- {
+			q[j] = q[j-1]
+		}
+		q[j] = x
+	}
 }

@@ -123,14 +123,6 @@ func (k *keyer) key(e *engine, layer bool) {
 	}
 	// Events in (time, sequence) order, which the key needs (without the
 	// sequence numbers): a sorted queue is still a valid heap.
-	slices.SortFunc(e.q, func(a, b event) int {
-		if a.before(&b) {
-			return -1
-		}
-		if b.before(&a) {
-			return 1
-		}
-		return 0
-	})
+	sortEvents(e.q)
 	e.walk(walker{k, allKinds})
 }

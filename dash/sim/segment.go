@@ -195,12 +195,7 @@ func (e *engine) capture(t0 Time, pc0 int) *dynState {
 		hbf: make([]hbfStack, 0, len(e.hbf)), hbmUntil: make([]Time, 0, len(e.hbm)),
 		linkUntil: make([][numLinkDirs]Time, 0, len(e.links)), streams: make([]stream, 0, len(e.active))}
 	d.q = slices.Clone(e.q)
-	slices.SortFunc(d.q, func(a, b event) int {
-		if a.before(&b) {
-			return -1
-		}
-		return 1
-	})
+	sortEvents(d.q)
 	for i := range d.q {
 		d.q[i] = m.event1(d.q[i])
 	}
