@@ -129,3 +129,19 @@ func TestLegendWraps(t *testing.T) {
 		t.Error("the chart did not grow for its wrapped legend")
 	}
 }
+
+func TestNamesModel(t *testing.T) {
+	for _, c := range []struct {
+		name, model string
+		want        bool
+	}{
+		{"DeepSeek-V2, conventional", "deepseek-v2", true},
+		{"Qwen3, lookahead", "qwen3-235b-a22b", true},
+		{"conventional selection", "qwen3-235b-a22b", false},
+		{"DASH", "deepseek-v2", false},
+	} {
+		if got := namesModel(c.name, c.model); got != c.want {
+			t.Errorf("namesModel(%q, %q) = %v", c.name, c.model, got)
+		}
+	}
+}

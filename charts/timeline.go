@@ -7,9 +7,11 @@ import (
 	"math"
 	"slices"
 	"sort"
+	"strings"
 
 	"github.com/dashlab/dashlab/dash/sim"
 	"github.com/dashlab/dashlab/dash/unit"
+	"github.com/dashlab/dashlab/reference"
 	"github.com/dashlab/dashlab/reference/summary"
 	ec "github.com/go-echarts/go-echarts/v2/charts"
 )
@@ -217,8 +219,12 @@ func RouteFigure(id string, runs []NamedResult) (Figure, error) {
 	var rows [][]string
 	for i, r := range runs {
 		tl := r.Result.Timeline
+		title := fmt.Sprintf("%s, %s, layer %d", ShortModelName(r.Result.Model), passName(tl.Pass), tl.Layer)
+		if namesModel(r.Name, r.Result.Model) { // "DeepSeek-V2, conventional": the model once
+			title = fmt.Sprintf("%s, layer %d", passName(tl.Pass), tl.Layer)
+		}
 		ch, err := routeTimeline(tl, Common{ID: fmt.Sprintf("%s_%d", SanitizeID(id), i),
-			Title: fmt.Sprintf("%s: %s, %s, layer %d", r.Name, r.Result.Model, passName(tl.Pass), tl.Layer),
+			Title: r.Name + ": " + title,
 			Subtitle: WhatIfSubtitle(fmt.Sprintf("B = %d, %s-token prompt; bars: chunks on each link, colored by route; bottom lane: GPU operators",
 				r.Result.Batch, LengthLabel(r.Result.Prompt)), r.WhatIf)}, lo, hi)
 		if err != nil {
@@ -246,6 +252,16 @@ func RouteFigure(id string, runs []NamedResult) (Figure, error) {
 	fig.Tables = []template.HTML{HTMLTable("The traced layer", []string{"System", "Layer (µs)", "Expert operator (µs)",
 		"Direct (MiB)", "Relay (MiB)", "HBM (MiB)"}, rows)}
 	return fig, nil
+}
+
+// namesModel reports whether a run's name already names its model (by its short or its
+// catalogue name).
+func namesModel(name, model string) bool {
+	if strings.Contains(name, ShortModelName(model)) {
+		return true
+	}
+	m, err := reference.Model(model)
+	return err == nil && m.Name != "" && strings.Contains(name, m.Name)
 }
 
 // passName says which pass of a run a traced layer belongs to (pass 0 is the prefill).
