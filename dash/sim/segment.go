@@ -35,18 +35,22 @@ import (
 // (Options.NoJump), which the tests check on decodes with and without KV
 // writeback.
 
-// maxSegments bounds the memo; it is cleared when full.
+// maxSegments bounds each memo (segments, kernels); a memo is cleared when
+// full. The kernels, a new one for every context block, fill theirs fast;
+// the segments between them, few and each worth thousands of events, are
+// kept apart so that the kernels do not evict them.
 const maxSegments = 4096
 
 // segMemo holds the recorded segments of a run and the one being recorded.
 type segMemo struct {
-	byKey  map[string]*segment
-	rec    *segRec
-	on     bool // the pass in flight replays segments
-	buf    []byte
-	before []int64 // reused for the recording's counters
-	hits   int64
-	chain  chain // replays not yet applied (see opEnded)
+	byKey   map[string]*segment // the segments between attention kernels
+	kernels map[string]*segment // the attention kernels
+	rec     *segRec
+	on      bool // the pass in flight replays segments
+	buf     []byte
+	before  []int64 // reused for the recording's counters
+	hits    int64
+	chain   chain // replays not yet applied (see opEnded)
 }
 
 // segment is a recorded segment: its duration, the increments of the
@@ -273,7 +277,7 @@ func (e *engine) install(d *dynState, t0 Time, pc0 int) {
 // fixed-batch run (one attention kernel per layer), when shortcuts are.
 func (e *engine) replaySegments() {
 	if j, ok := e.cut.(*jumper); ok {
-		j.segs = &segMemo{byKey: map[string]*segment{}}
+		j.segs = &segMemo{byKey: map[string]*segment{}, kernels: map[string]*segment{}}
 	}
 }
 
@@ -385,7 +389,11 @@ func (j *jumper) opEnded(int) bool {
 		}
 		last = nil
 		sm.buf = append(sm.buf, key...)
-		s, ok := sm.byKey[string(sm.buf)]
+		memo := sm.byKey
+		if target == pc+1 {
+			memo = sm.kernels
+		}
+		s, ok := memo[string(sm.buf)]
 		if !ok {
 			if ch.n > 0 {
 				j.flushChain()
@@ -481,10 +489,14 @@ func (j *jumper) storeSegment(end *dynState) *segment {
 	for i := range after {
 		after[i] -= r.before[i]
 	}
-	if len(sm.byKey) >= maxSegments {
-		clear(sm.byKey)
+	memo := sm.byKey
+	if r.target == r.pc+1 {
+		memo = sm.kernels
+	}
+	if len(memo) >= maxSegments {
+		clear(memo)
 	}
 	s := &segment{d: j.e.now - r.t, delta: after, end: end}
-	sm.byKey[r.key] = s
+	memo[r.key] = s
 	return s
 }
