@@ -156,7 +156,7 @@ func (j *jumper) resume(c *fork, rec *forkRec) bool {
 	e := j.e
 	i := rec.pc
 	computeDone := e.ops[i].computeDone
-	e.advanceBy(advance{dt: c.d, counters: statKinds, m: 1, to: c.delta})
+	e.skipTo(c.d, c.delta)
 	if e.err != nil {
 		return false
 	}

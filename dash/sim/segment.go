@@ -472,9 +472,13 @@ func (j *jumper) flushChain() {
 		return
 	}
 	e := j.e
-	e.advanceBy(advance{dt: c.d, counters: statKinds, m: 1, to: c.delta})
-	if e.err == nil && c.last.end != nil {
-		e.install(c.last.end, c.t0, c.pc0)
+	if c.last.end != nil {
+		e.skipTo(c.d, c.delta)
+		if e.err == nil {
+			e.install(c.last.end, c.t0, c.pc0)
+		}
+	} else {
+		e.advanceBy(advance{dt: c.d, counters: statKinds, m: 1, to: c.delta})
 	}
 	c.n, c.d, c.last = 0, 0, nil
 }

@@ -113,6 +113,14 @@ func (e *engine) shiftTimes(dt Time) { e.advanceBy(advance{dt: dt}) }
 
 // globalCounters appends the statistics that outlive a pass.
 func (e *engine) globalCounters(dst []int64) []int64 {
+	l := statList{dst: dst}
+	e.statFields(&l)
+	return l.dst
+}
+
+// walkedCounters is globalCounters through the state walk (the reference
+// for statFields' order).
+func (e *engine) walkedCounters(dst []int64) []int64 {
 	c := &e.visitors.stats
 	c.dst = dst
 	e.walk(walkerOf(c))
