@@ -209,6 +209,6 @@
 // log K, log N) shared by all families, alone or blended with the family's
 // line (2.05-3.14/7.86-8.81), and a Gaussian process with a shared surface,
 // a per-family curve and a jitter term, its hyperparameters fitted by
-// marginal likelihood on each fold's training sizes (2.55/8.30; with the
-// jitter and the family term growing with M, 2.35/8.06).
+// marginal likelihood on each fold's training sizes (2.57/8.24; with the
+// jitter and the family term growing with M, 2.31/8.06).
 package gpu
