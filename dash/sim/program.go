@@ -88,6 +88,9 @@ type programBuilder struct {
 	kv           *kvLedger // decode-KV placement when it spills (nil: it never does)
 	seed         maphash.Seed
 	attnCache    map[gpu.Op][2]unit.Duration
+	// decodeAttn caches the decode kernels' timing by attended span (their
+	// only varying field within a run).
+	decodeAttn map[int][2]unit.Duration
 }
 
 func newProgramBuilder(e dash.Experiment) *programBuilder {
@@ -96,6 +99,7 @@ func newProgramBuilder(e dash.Experiment) *programBuilder {
 	b := &programBuilder{
 		m: m, fp: e.Footprint(), plan: e.Plan(), layers: inv.Layers(m), timing: e.Timing(), w: e.Workload(),
 		seed: maphash.MakeSeed(), block: e.Execution().BlockTokens(), attnCache: map[gpu.Op][2]unit.Duration{},
+		decodeAttn: map[int][2]unit.Duration{},
 	}
 	var embed unit.Bytes
 	for _, t := range inv.Tensors {
@@ -532,12 +536,19 @@ func (b *programBuilder) attnKernel(i int, decode bool, ctx int) opSpec {
 		kernel.kvHBM = unit.Bytes(w.Batch) * unit.Bytes(read-inHBF) * kvTok
 		span = read
 		kernel.kvWriteHBM = unit.Bytes(w.Batch) * kvTok
+		if v, ok := b.decodeAttn[span]; ok {
+			kernel.compute, kernel.overhead = v[0], v[1]
+			return kernel
+		}
 		if a.Kind == "mla" {
 			attnOp = gpu.Op{Kind: gpu.AttnDecodeMLA, Batch: w.Batch, KVLen: span, Heads: a.Heads,
 				LatentDim: a.MLA.KVLoraRank, RopeDim: a.MLA.QKRopeHeadDim}
 		} else {
 			attnOp = gpu.Op{Kind: gpu.AttnDecode, Batch: w.Batch, KVLen: span, Heads: a.Heads, KVHeads: a.KVHeads, HeadDim: a.HeadDim}
 		}
+		kernel.compute, kernel.overhead = b.predictAttn(attnOp)
+		b.decodeAttn[span] = [2]unit.Duration{kernel.compute, kernel.overhead}
+		return kernel
 	} else {
 		kernel.kvWriteHBF = unit.Bytes(w.Batch) * unit.Bytes(w.Prompt) * kvTok
 		attnOp = b.prefillOp(i, w.Batch, w.Prompt, -1)

@@ -436,26 +436,35 @@ func (j *jumper) opEnded(int) bool {
 }
 
 // chain is a run of replayed segments whose end state is not installed
-// yet: their number, total duration and statistics increments, and the
-// last one, which started at t0 with operator pc0.
+// yet: their number, total duration, the distinct segments with how often
+// each ran (a pass repeats a few), and the last one, which started at t0
+// with operator pc0.
 type chain struct {
 	n     int
 	d     Time
-	delta []int64
+	runs  []segRuns
 	last  *segment
 	t0    Time
 	pc0   int
+	delta []int64 // reused to sum the increments when the pass ends
+}
+
+// segRuns is a segment of a chain and how often it ran.
+type segRuns struct {
+	s *segment
+	m int64
 }
 
 // add appends segment s, which starts at the chain's end (now is the
 // engine's clock, where the chain starts) with operator pc.
 func (c *chain) add(s *segment, now Time, pc int) {
-	if c.n == 0 {
-		c.delta = append(c.delta[:0], s.delta...)
+	k := len(c.runs) - 1
+	for ; k >= 0 && c.runs[k].s != s; k-- {
+	}
+	if k >= 0 {
+		c.runs[k].m++
 	} else {
-		for i, v := range s.delta {
-			c.delta[i] += v
-		}
+		c.runs = append(c.runs, segRuns{s, 1})
 	}
 	c.t0, c.pc0 = now+c.d, pc
 	c.d += s.d
@@ -473,14 +482,27 @@ func (j *jumper) flushChain() {
 	}
 	e := j.e
 	if c.last.end != nil {
-		e.skipTo(c.d, c.delta)
-		if e.err == nil {
+		if e.advanceOK(e.now, c.d) {
+			e.now += c.d
+			for _, r := range c.runs {
+				e.addStats(r.s.delta, r.m)
+			}
 			e.install(c.last.end, c.t0, c.pc0)
 		}
 	} else {
+		c.delta = append(c.delta[:0], c.runs[0].s.delta...)
+		for i := range c.delta {
+			c.delta[i] *= c.runs[0].m
+		}
+		for _, r := range c.runs[1:] {
+			for i, v := range r.s.delta {
+				c.delta[i] += r.m * v
+			}
+		}
 		e.advanceBy(advance{dt: c.d, counters: statKinds, m: 1, to: c.delta})
 	}
-	c.n, c.d, c.last = 0, 0, nil
+	clear(c.runs)
+	c.n, c.d, c.last, c.runs = 0, 0, nil, c.runs[:0]
 }
 
 // storeSegment ends the recording with the state it ends in (nil: the end
