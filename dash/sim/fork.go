@@ -11,9 +11,11 @@ import (
 //
 // Between two writebacks of a layer, its attention kernel differs from one
 // decode step to the next only in the decode KV it reads from HBM, which
-// grows with the context; its HBF reads, the state it starts from (the
-// replayed segment before it leaves the same one) and every other operator
-// are the same. An HBM read stream issues its chunks one by one, each of
+// grows with the context; its HBF reads (as long as their Direct/Relay
+// split, which the HBM KV sets on a grid of whole transfer chunks, stays
+// the same: it is in the key), the state it starts from (the replayed
+// segment before it leaves the same one) and every other operator are the
+// same. An HBM read stream issues its chunks one by one, each of
 // min(left to issue, chunk) bytes, and finishes when all have arrived; so
 // two kernels that differ only in how much they read from HBM run the same
 // events, at the same instants, until one of them issues its last (or a
@@ -78,13 +80,15 @@ type forkMemo struct {
 }
 
 // forkSig identifies a kernel for its checkpoints: the kernel segment's
-// operators (kernelSig) less the kernel's HBM bytes, compute and overhead.
+// operators (kernelSig) less the kernel's HBM bytes, compute and overhead,
+// with the Relay part of its HBF KV (which the HBM KV sets, see kvSplit).
 func (j *jumper) forkSig(l int) []byte {
 	p := j.e.pass
 	k := &p.ops[p.attnIdx[l]]
+	_, kvRelay := j.e.cfg.kvSplit(k) // the HBM KV moves the HBF KV's split
 	b := binary.AppendVarint(j.forks.buf[:0], -2)
 	b = binary.AppendUvarint(b, p.staticSig[l])
-	for _, v := range []int64{int64(k.class), int64(k.weights), b2i(k.replicated), b2i(k.kvHBM > 0), int64(k.kvHBF),
+	for _, v := range []int64{int64(k.class), int64(k.weights), b2i(k.replicated), int64(kvRelay), int64(k.kvHBF),
 		int64(k.kvWriteHBF), int64(k.kvWriteHBM), int64(k.kvWriteback), int64(k.gather), int64(k.sharedN),
 		int64(k.routedN), int64(k.sharedBytes), int64(k.expertSize), b2i(k.routing)} {
 		b = binary.AppendVarint(b, v)

@@ -54,6 +54,66 @@ func (c *config) readShares(withHBM, withHBF bool) shares {
 	return s
 }
 
+// kvSplit divides an operator's HBF-resident KV cache (totals over the
+// stacks) between Direct and Relay. With both routes it is the makespan
+// split of the bytes actually read (see balancedRelay), on the transfer
+// chunk grid of all stacks; with one route, that route's share of the
+// static rates.
+func (c *config) kvSplit(spec *opSpec) (direct, relay unit.Bytes) {
+	if spec.kvHBF == 0 {
+		return 0, 0
+	}
+	if c.direct && c.relay {
+		relay = balancedRelay(spec.kvHBM, spec.kvHBF, c.seg*unit.Bytes(c.pairs))
+		return spec.kvHBF - relay, relay
+	}
+	s := c.readShares(spec.kvHBM > 0, true) // HBF KV shares the GPU-HBM link with HBM KV
+	s.hbm = 0
+	_, direct, relay = splitBytes(spec.kvHBF, s)
+	return direct, relay
+}
+
+// balancedRelay returns the part R of f bytes of HBF KV read over Relay
+// (the rest, f-R, over Direct) when h bytes of HBM KV are read beside them,
+// all evenly over the stacks, so that the operator's reads finish first.
+//
+// Per stack, with link rate L (every link direction has the same rate), the
+// reads end no earlier than the latest of: the GPU-HBM link, which carries
+// the HBM KV and the relayed KV, (h+R)/L, and the HBM read alone, h/B_HBM;
+// the GPU-HBF link, (f-R)/L; the HBF-HBM link, R/L (never the latest, as
+// R <= h+R); and the NAND array, which senses all f bytes for both routes,
+// f/A. Only the first and the GPU-HBF terms depend on R, one increasing and
+// one decreasing, so the maximum is smallest where they meet,
+//
+//	(h+R)/L = (f-R)/L  =>  R = (f-h)/2,
+//
+// clamped to [0, f]: no relay when the HBM KV alone fills the GPU-HBM link
+// as long as Direct takes for all of f (h >= f). L, B_HBM and A drop out, so
+// the split is the same under either reading of t_R. The static rate split
+// it replaces assumed the HBM read lasts the whole operator (Relay at
+// L - B_HBM); the HBM KV is a small part of a long context's read and ends
+// early, leaving the GPU-HBM link idle while Direct still streams.
+//
+// A Relay part of at least grain bytes (one transfer chunk per stack) is
+// rounded to a multiple of it, which moves the end by at most half a
+// chunk's transfer time and keeps the split of successive decode steps,
+// whose HBM KV grows by one token, the same between chunk boundaries (the
+// replayed segments and forked kernels key on it: the exact 1/4K/1M decode
+// keeps its run time). A smaller part is kept to the byte, as rounding it
+// would move all of it to one route (Qwen3-235B at 1/4K/128, whose prompt
+// KV is one chunk a stack: E2E 0.7% longer either way). The Direct part
+// f-R conserves the bytes exactly.
+func balancedRelay(h, f, grain unit.Bytes) unit.Bytes {
+	if f <= h || f <= 0 {
+		return 0
+	}
+	r := (f - h) / 2
+	if grain > 1 && r >= grain {
+		r = (r + grain/2) / grain * grain
+	}
+	return min(r, f)
+}
+
 // hbmOnly reports whether b bytes of replicated data (one stack's part)
 // are read from HBM alone: when HBM delivers them within the HBF start-up
 // latency (t_R and the first chunk's fill), an HBF share would only add a
@@ -159,9 +219,7 @@ func (e *engine) issuePredictable(i int) {
 	c := &e.cfg
 	n := c.pairs
 	_, wd, wr := c.weightSplit(spec)
-	kvShares := c.readShares(spec.kvHBM > 0, true) // HBF KV shares the GPU-HBM link with HBM KV
-	kvShares.hbm = 0
-	_, kd, kr := splitBytes(spec.kvHBF, kvShares)
+	kd, kr := c.kvSplit(spec)
 	sd, sr := e.assignExperts(spec.sharedN, spec.sharedBytes, 0, 0)
 	for stack := range n {
 		var runs []readRun

@@ -305,7 +305,8 @@ func (j *jumper) segmentSig(l, ops int) []byte {
 	}
 	b = binary.AppendUvarint(b, p.staticSig[l+1])
 	k := &p.ops[p.attnIdx[l+1]]
-	for _, v := range []int64{int64(k.weights), b2i(k.replicated), int64(k.kvHBF), b2i(k.kvHBM > 0), int64(k.gather),
+	_, kvRelay := j.e.cfg.kvSplit(k) // the HBM KV moves the HBF KV's split
+	for _, v := range []int64{int64(k.weights), b2i(k.replicated), int64(k.kvHBF), int64(kvRelay), int64(k.gather),
 		int64(k.sharedN), int64(k.sharedBytes), int64(k.routedN), int64(k.expertSize), b2i(k.readsHBF())} {
 		b = binary.AppendVarint(b, v)
 	}
