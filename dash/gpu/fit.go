@@ -53,9 +53,7 @@ func fitRoof(samples []sample, init roof) roof {
 		}
 		return sum
 	}
-	hard := init
-	hard.n = 0
-	hard = minimizeRoof(misfit, hard, hard)
+	hard := minimizeRoof(misfit, init)
 	if init.n <= 0 {
 		return hard
 	}
@@ -95,25 +93,11 @@ func goldenMin(f func(float64) float64, a, b float64) float64 {
 	return (a + b) / 2
 }
 
-// minimizeRoof minimises misfit plus the pull towards prior over the
-// logarithms of the roofline's parameters (and its exponent n when
-// prior.n > 0), from start.
-func minimizeRoof(misfit func(roof) float64, prior, start roof) roof {
-	logs := func(r roof) []float64 {
-		x := []float64{math.Log(r.o), math.Log(r.bw), math.Log(r.p)}
-		if prior.n > 0 {
-			x = append(x, math.Log(r.n))
-		}
-		return x
-	}
-	toRoof := func(x []float64) roof {
-		r := roof{math.Exp(x[0]), math.Exp(x[1]), math.Exp(x[2]), 0}
-		if len(x) > 3 {
-			r.n = math.Exp(x[3])
-		}
-		return r
-	}
-	x0 := logs(prior)
+// minimizeRoof minimises misfit plus the pull towards init over the
+// logarithms of the hard roofline's overhead, bandwidth and rate, from init.
+func minimizeRoof(misfit func(roof) float64, init roof) roof {
+	toRoof := func(x []float64) roof { return roof{o: math.Exp(x[0]), bw: math.Exp(x[1]), p: math.Exp(x[2])} }
+	x0 := []float64{math.Log(init.o), math.Log(init.bw), math.Log(init.p)}
 	const pull = 1e-4
 	obj := func(x []float64) float64 {
 		sum := misfit(toRoof(x))
@@ -123,7 +107,7 @@ func minimizeRoof(misfit func(roof) float64, prior, start roof) roof {
 		}
 		return sum
 	}
-	best := logs(start)
+	best := append([]float64(nil), x0...)
 	bestF := obj(best)
 	// Restart the simplex from the best point: Nelder-Mead can stall on
 	// the kink of the max.

@@ -73,11 +73,18 @@ func syntheticProfile(t testing.TB) *Profile {
 			}
 		}
 	}
+	return loadSynthetic(t, map[string]string{"gemm.csv": gemm.String(), "grouped.csv": grouped.String(), "attn.csv": attn.String()})
+}
+
+// loadSynthetic loads a profile of the given files, measured "on an H200"
+// with the synthetic profiles' launch floor (its env.json is added).
+func loadSynthetic(t testing.TB, files map[string]string) *Profile {
+	t.Helper()
 	fsys := fstest.MapFS{
-		"gemm.csv":    {Data: []byte(gemm.String())},
-		"grouped.csv": {Data: []byte(grouped.String())},
-		"attn.csv":    {Data: []byte(attn.String())},
-		"env.json":    {Data: []byte(fmt.Sprintf(`{"gpu": "NVIDIA H200", "sms": 132, "tiny_kernel_us": %g}`, synthFloorUs))},
+		"env.json": {Data: []byte(fmt.Sprintf(`{"gpu": "NVIDIA H200", "sms": 132, "tiny_kernel_us": %g}`, synthFloorUs))},
+	}
+	for name, data := range files {
+		fsys[name] = &fstest.MapFile{Data: []byte(data)}
 	}
 	p, err := withCatalogue(LoadProfile(fsys))
 	if err != nil {

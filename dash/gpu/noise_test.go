@@ -6,7 +6,6 @@ import (
 	"math/rand/v2"
 	"strings"
 	"testing"
-	"testing/fstest"
 )
 
 // gemmProfile is a GEMM-only profile on the synthetic roofline: twelve
@@ -30,15 +29,7 @@ func gemmProfile(t *testing.T, sigma, bump float64, models int) *Profile {
 			}
 		}
 	}
-	fsys := fstest.MapFS{
-		"gemm.csv": {Data: []byte(b.String())},
-		"env.json": {Data: []byte(fmt.Sprintf(`{"gpu": "NVIDIA H200", "sms": 132, "tiny_kernel_us": %g}`, synthFloorUs))},
-	}
-	p, err := withCatalogue(LoadProfile(fsys))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return p
+	return loadSynthetic(t, map[string]string{"gemm.csv": b.String()})
 }
 
 // The median of |expm1(sigma z)| for standard normal z is close to
