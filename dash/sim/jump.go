@@ -97,10 +97,9 @@ type jumper struct {
 	layerSnaps  []layerSnap
 	layers      int64 // layers skipped
 	// tails measured, by state and program
-	tails    map[string]tailOutcome
-	tail     *tailRec // the tail being measured
-	tkey     []byte
-	tailHits int
+	tails map[string]tailOutcome
+	tail  *tailRec // the tail being measured
+	tkey  []byte
 	// replayed segments of decode passes (segment.go; nil: off)
 	segs *segMemo
 	// checkpoints of the attention kernels of decode passes (fork.go)
@@ -353,7 +352,6 @@ func (j *jumper) atTail() {
 		e.idle()
 		e.pc = len(e.ops)
 		e.passEnded = true
-		j.tailHits++
 		return
 	}
 	j.tail = &tailRec{key: string(j.tkey), t: e.now, before: append([]int64(nil), j.k.cnt...)}

@@ -35,23 +35,11 @@ func TestCaptureInstallIsIdentity(t *testing.T) {
 			return b.Lookahead(true).TProg(2 * unit.Millisecond)
 		})
 		outcome := func(every int) (Time, []int64) {
-			e, pb := stepEngine(t, exp)
-			for k, p := range []pass{pb.build(false, 1024, 0), pb.build(true, 1024+1, 1)} {
-				e.pass = &p
-				e.ops = make([]opState, len(p.ops))
-				e.streams, e.active = e.streams[:0], e.active[:0]
-				e.pc, e.passEnded, e.writesPending, e.maxOp = 0, false, 0, 0
-				e.startOp(0)
-				for n := 1; !e.passEnded; n++ {
-					ev := e.q.pop()
-					e.now = ev.t
-					e.st.events++
-					e.handle(ev)
-					if every > 0 && n%every == k && !e.passEnded {
-						e.install(e.capture(e.now, e.pc), e.now, e.pc)
-					}
+			e := prefillAndStep(t, exp, func(e *engine, k, n int) {
+				if every > 0 && n%every == k && !e.passEnded {
+					e.install(e.capture(e.now, e.pc), e.now, e.pc)
 				}
-			}
+			})
 			return e.now, e.globalCounters(nil)
 		}
 		t0, c0 := outcome(0)
@@ -75,6 +63,29 @@ func stepEngine(t *testing.T, exp dash.Experiment) (*engine, *programBuilder) {
 	return e, newProgramBuilder(exp)
 }
 
+// prefillAndStep simulates, event by event, a 1024-token prefill and one
+// decode step of an experiment, calling after(e, k, n) after the n-th event
+// (from 1) of pass k (0: the prefill, 1: the step); it returns the engine.
+func prefillAndStep(t *testing.T, exp dash.Experiment, after func(e *engine, k, n int)) *engine {
+	t.Helper()
+	e, pb := stepEngine(t, exp)
+	for k, p := range []pass{pb.build(false, 1024, 0), pb.build(true, 1024+1, 1)} {
+		e.pass = &p
+		e.ops = make([]opState, len(p.ops))
+		e.streams, e.active = e.streams[:0], e.active[:0]
+		e.pc, e.passEnded, e.writesPending, e.maxOp = 0, false, 0, 0
+		e.startOp(0)
+		for n := 1; !e.passEnded; n++ {
+			ev := e.q.pop()
+			e.now = ev.t
+			e.st.events++
+			e.handle(ev)
+			after(e, k, n)
+		}
+	}
+	return e
+}
+
 // The statistics read and added directly (statFields) are those the state
 // walk visits as statistics, in its order: checked mid-pass, every few
 // events of a prefill that writes KV and a decode step, on both systems.
@@ -83,41 +94,29 @@ func TestStatListIsTheWalk(t *testing.T) {
 		exp := build(t, "llama4-maverick", sys, 2, 1024, 64, func(b dash.ExperimentBuilder) dash.ExperimentBuilder {
 			return b.Lookahead(true)
 		})
-		e, pb := stepEngine(t, exp)
 		checks := 0
-		for _, p := range []pass{pb.build(false, 1024, 0), pb.build(true, 1024+1, 1)} {
-			e.pass = &p
-			e.ops = make([]opState, len(p.ops))
-			e.streams, e.active = e.streams[:0], e.active[:0]
-			e.pc, e.passEnded, e.writesPending, e.maxOp = 0, false, 0, 0
-			e.startOp(0)
-			for n := 1; !e.passEnded; n++ {
-				ev := e.q.pop()
-				e.now = ev.t
-				e.st.events++
-				e.handle(ev)
-				if n%97 != 0 {
-					continue
-				}
-				checks++
-				direct, walked := e.globalCounters(nil), e.walkedCounters(nil)
-				if !slices.Equal(direct, walked) {
-					t.Fatalf("%s: statFields reads %v, the walk %v", sys, direct, walked)
-				}
-				delta := make([]int64, len(direct))
-				for i := range delta {
-					delta[i] = int64(i + 1)
-				}
-				e.addStats(delta, 2)
-				after := e.walkedCounters(nil)
-				for i := range after {
-					if after[i] != walked[i]+2*delta[i] {
-						t.Fatalf("%s: addStats moved statistic %d from %d to %d, not by %d", sys, i, walked[i], after[i], 2*delta[i])
-					}
-				}
-				e.addStats(delta, -2)
+		prefillAndStep(t, exp, func(e *engine, _, n int) {
+			if n%97 != 0 {
+				return
 			}
-		}
+			checks++
+			direct, walked := e.globalCounters(nil), e.walkedCounters(nil)
+			if !slices.Equal(direct, walked) {
+				t.Fatalf("%s: statFields reads %v, the walk %v", sys, direct, walked)
+			}
+			delta := make([]int64, len(direct))
+			for i := range delta {
+				delta[i] = int64(i + 1)
+			}
+			e.addStats(delta, 2)
+			after := e.walkedCounters(nil)
+			for i := range after {
+				if after[i] != walked[i]+2*delta[i] {
+					t.Fatalf("%s: addStats moved statistic %d from %d to %d, not by %d", sys, i, walked[i], after[i], 2*delta[i])
+				}
+			}
+			e.addStats(delta, -2)
+		})
 		if checks == 0 {
 			t.Fatalf("%s: nothing checked", sys)
 		}
