@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/dashlab/dashlab/charts"
 	"github.com/dashlab/dashlab/dash"
 	"github.com/dashlab/dashlab/reference"
 	"github.com/dashlab/dashlab/reference/summary"
@@ -145,18 +146,10 @@ func listLabel(ids []string) string {
 	return fmt.Sprint(len(ids))
 }
 
-// lengthsLabel writes L_in/L_out the paper's way: 1K/128, 20K/20K, 4K/1M.
+// lengthsLabel writes L_in/L_out the paper's way (charts.LengthLabel): 1K/128,
+// 20K/20K, 4K/1M.
 func lengthsLabel(prompt, output int) string {
-	k := func(n int) string {
-		if n >= 1_000_000 && n%1_000_000 == 0 {
-			return fmt.Sprintf("%dM", n/1_000_000)
-		}
-		if n >= 1024 && n%1024 == 0 {
-			return fmt.Sprintf("%dK", n/1024)
-		}
-		return fmt.Sprint(n)
-	}
-	return k(prompt) + "/" + k(output)
+	return charts.LengthLabel(prompt) + "/" + charts.LengthLabel(output)
 }
 
 // fig11Design lists how a lookahead study's design differs from the paper's
