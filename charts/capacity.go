@@ -16,7 +16,7 @@ import (
 	"github.com/dashlab/dashlab/dash"
 	"github.com/dashlab/dashlab/dash/unit"
 	"github.com/dashlab/dashlab/reference"
-	"github.com/dashlab/dashlab/reference/summary"
+	"github.com/dashlab/dashlab/summary"
 )
 
 // h100Memory is the NVIDIA H100's HBM capacity (from the GPU catalogue), the paper's

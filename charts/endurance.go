@@ -6,7 +6,7 @@ import (
 	"html/template"
 	"math"
 
-	"github.com/dashlab/dashlab/reference/summary"
+	"github.com/dashlab/dashlab/summary"
 )
 
 // EnduranceFigure draws the HBF lifetime (§VI-H) against the program/erase

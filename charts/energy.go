@@ -6,7 +6,7 @@ import (
 	"math"
 	"slices"
 
-	"github.com/dashlab/dashlab/reference/summary"
+	"github.com/dashlab/dashlab/summary"
 )
 
 // EnergyFigure draws the memory system's energy per generated token (beyond

@@ -8,7 +8,7 @@ import (
 	"strings"
 
 	"github.com/dashlab/dashlab/reference"
-	"github.com/dashlab/dashlab/reference/summary"
+	"github.com/dashlab/dashlab/summary"
 )
 
 // SystemName is the paper's name of a named system ("relay-only" -> "RelayOnly"); other

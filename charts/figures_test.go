@@ -7,7 +7,7 @@ import (
 
 	"github.com/dashlab/dashlab/dash/gpu"
 	"github.com/dashlab/dashlab/reference"
-	"github.com/dashlab/dashlab/reference/summary"
+	"github.com/dashlab/dashlab/summary"
 )
 
 func figureHTML(t *testing.T, f Figure, err error) string {

@@ -9,7 +9,7 @@ import (
 	"github.com/dashlab/dashlab/dash/lookahead"
 	"github.com/dashlab/dashlab/dash/sim"
 	"github.com/dashlab/dashlab/dash/unit"
-	"github.com/dashlab/dashlab/reference/summary"
+	"github.com/dashlab/dashlab/summary"
 )
 
 // KVSplit draws where the KV cache lives against generated tokens (§VI-F's

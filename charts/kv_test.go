@@ -8,7 +8,7 @@ import (
 	"github.com/dashlab/dashlab/dash/lookahead"
 	"github.com/dashlab/dashlab/dash/sim"
 	"github.com/dashlab/dashlab/dash/unit"
-	"github.com/dashlab/dashlab/reference/summary"
+	"github.com/dashlab/dashlab/summary"
 )
 
 // Fig12, KVSplit and LookaheadAgreement draw hand-made values.

@@ -4,7 +4,7 @@ import (
 	"fmt"
 
 	"github.com/dashlab/dashlab/reference"
-	"github.com/dashlab/dashlab/reference/summary"
+	"github.com/dashlab/dashlab/summary"
 )
 
 // WorkloadLabel names a workload the paper's way, from the run's own values:

@@ -9,7 +9,7 @@ import (
 	"github.com/go-echarts/go-echarts/v2/opts"
 
 	"github.com/dashlab/dashlab/dash/offload"
-	"github.com/dashlab/dashlab/reference/summary"
+	"github.com/dashlab/dashlab/summary"
 )
 
 // Fig10 draws the CPU-GPU offloading comparison (§VI-C, Fig. 10): (a) the

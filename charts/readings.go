@@ -6,7 +6,7 @@ import (
 	"math"
 	"strings"
 
-	"github.com/dashlab/dashlab/reference/summary"
+	"github.com/dashlab/dashlab/summary"
 )
 
 // Fig9Readings opens Fig. 9 with the bound argument and the two readings of

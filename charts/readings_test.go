@@ -7,7 +7,7 @@ import (
 
 	"github.com/dashlab/dashlab/dash"
 	"github.com/dashlab/dashlab/dash/unit"
-	"github.com/dashlab/dashlab/reference/summary"
+	"github.com/dashlab/dashlab/summary"
 )
 
 func TestFig9Readings(t *testing.T) {

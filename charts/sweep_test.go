@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/dashlab/dashlab/reference/summary"
+	"github.com/dashlab/dashlab/summary"
 )
 
 // Made-up example data, not the simulator's numbers.

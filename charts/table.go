@@ -6,7 +6,7 @@ import (
 	"math"
 	"strings"
 
-	"github.com/dashlab/dashlab/reference/summary"
+	"github.com/dashlab/dashlab/summary"
 )
 
 // Row is one "paper vs simulated" comparison: a value the paper publishes and the

@@ -12,7 +12,7 @@ import (
 	"github.com/dashlab/dashlab/dash/sim"
 	"github.com/dashlab/dashlab/dash/unit"
 	"github.com/dashlab/dashlab/reference"
-	"github.com/dashlab/dashlab/reference/summary"
+	"github.com/dashlab/dashlab/summary"
 	ec "github.com/go-echarts/go-echarts/v2/charts"
 )
 

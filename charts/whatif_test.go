@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/dashlab/dashlab/reference/summary"
+	"github.com/dashlab/dashlab/summary"
 )
 
 // A what-if line under the subtitle moves the plot down one line, clear of the y axis's

@@ -9,7 +9,7 @@
 // decoded strictly, each with Validate) and [ExperimentBuilder.Build], which validates
 // everything and plans the placement into an immutable [Experiment]. Package sim runs
 // an Experiment into a sim.Result; reference/reproduce summarises results against the
-// paper (reference/summary); package charts draws the summaries. Nothing here knows a
+// paper (the types of package summary); package charts draws the summaries. Nothing here knows a
 // paper number or a catalogue id: package reference resolves ids ([Catalogue]).
 //
 // # Specs

@@ -4,7 +4,7 @@ import (
 	"github.com/dashlab/dashlab/dash"
 	"github.com/dashlab/dashlab/dash/gpu"
 	"github.com/dashlab/dashlab/dash/serve"
-	"github.com/dashlab/dashlab/reference/summary"
+	"github.com/dashlab/dashlab/summary"
 )
 
 // Artifacts are the engine results behind the report's figures.

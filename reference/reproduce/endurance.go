@@ -6,7 +6,7 @@ import (
 	"github.com/dashlab/dashlab/dash"
 	"github.com/dashlab/dashlab/dash/endurance"
 	"github.com/dashlab/dashlab/dash/sim"
-	"github.com/dashlab/dashlab/reference/summary"
+	"github.com/dashlab/dashlab/summary"
 )
 
 // HBF endurance (§VI-H) at the Table III workload: Qwen3-235B-A22B with

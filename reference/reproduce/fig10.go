@@ -9,7 +9,7 @@ import (
 	"github.com/dashlab/dashlab/dash/sim"
 	"github.com/dashlab/dashlab/dash/unit"
 	"github.com/dashlab/dashlab/reference"
-	"github.com/dashlab/dashlab/reference/summary"
+	"github.com/dashlab/dashlab/summary"
 )
 
 // Fig. 10: CPU-GPU offloading (§VI-C). Qwen3-235B-A22B at L_in/L_out =

@@ -6,7 +6,7 @@ import (
 
 	"github.com/dashlab/dashlab/dash"
 	"github.com/dashlab/dashlab/dash/unit"
-	"github.com/dashlab/dashlab/reference/summary"
+	"github.com/dashlab/dashlab/summary"
 )
 
 // Fig. 11: lookahead expert execution (§VI-D). DASH at B/L_in/L_out =

@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/dashlab/dashlab/charts"
-	"github.com/dashlab/dashlab/reference/summary"
+	"github.com/dashlab/dashlab/summary"
 )
 
 // The figures drawn from the harness's own summaries agree with its rows.

@@ -5,7 +5,7 @@ import (
 
 	"github.com/dashlab/dashlab/dash"
 	"github.com/dashlab/dashlab/reference"
-	"github.com/dashlab/dashlab/reference/summary"
+	"github.com/dashlab/dashlab/summary"
 )
 
 // ReadingValues collects, from a report's rows, every id computed under

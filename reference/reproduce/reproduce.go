@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/dashlab/dashlab/reference"
-	"github.com/dashlab/dashlab/reference/summary"
+	"github.com/dashlab/dashlab/summary"
 )
 
 // Row compares one paper number with the engine (summary.Row).

@@ -8,7 +8,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/dashlab/dashlab/reference/summary"
+	"github.com/dashlab/dashlab/summary"
 )
 
 // Table is a sweep's rows in memory, found by their axis values.
