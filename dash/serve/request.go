@@ -17,6 +17,11 @@ type Request struct {
 	Arrival unit.Duration
 	// Prompt and Output are its prompt and output lengths in tokens.
 	Prompt, Output int
+	// Prefilled marks a request whose prompt was prefilled elsewhere
+	// (prefill/decode disaggregation, package cluster): its prompt's KV
+	// and first token arrive with it, and it starts decoding when it is
+	// admitted. Its TTFT here is zero; its TPOT counts from its arrival.
+	Prefilled bool
 }
 
 // Length is a token-length distribution: Fixed when Max is 0 (or equal to

@@ -2,11 +2,13 @@ package serve
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"slices"
 	"time"
 
+	"github.com/dashlab/dashlab/dash"
 	"github.com/dashlab/dashlab/dash/sim"
 	"github.com/dashlab/dashlab/dash/unit"
 )
@@ -34,11 +36,46 @@ type live struct {
 
 func (l *live) decoding() bool { return l.prefilled == l.req.Prompt }
 
+// Engine runs the passes of one serving instance, one after another: a
+// single GPU's sim.Passer (Simulate), or a group of GPUs running one model
+// instance together (package cluster, through SimulateOn).
+type Engine interface {
+	// Run simulates one pass over rows, starting now.
+	Run(rows []sim.Row) (sim.PassResult, error)
+	// Now is the simulated time at the end of the last pass.
+	Now() unit.Duration
+	// Idle advances the clock to t (times in the past are ignored).
+	Idle(t unit.Duration)
+	// Counts reports the passes run and those replayed from identical
+	// earlier ones.
+	Counts() (passes, replays int)
+}
+
+// KVCapacity is the KV cache a serving instance can hold: the prompts' KV
+// in HBF (prefill KV is written there), the generated tokens' in HBM
+// within the decode-KV budget, and the bytes one token's KV takes.
+type KVCapacity struct {
+	HBF, HBM, PerToken unit.Bytes
+}
+
+// PlanKV is the KV capacity of one GPU with the experiment's placement
+// plan, as Simulate uses it.
+func PlanKV(exp dash.Experiment) KVCapacity {
+	plan := exp.Plan()
+	return KVCapacity{HBF: unit.Bytes(plan.HBFStacks) * (plan.HBF.Capacity - plan.HBF.Weights),
+		HBM: plan.KV.HBMBudget, PerToken: plan.KV.BytesPerToken}
+}
+
+// passerEngine is a single GPU's Passer as an Engine.
+type passerEngine struct{ *sim.Passer }
+
+func (p passerEngine) Counts() (int, int) { return p.Passes, p.Replays }
+
 // server is the state of one simulation: the active set, the queue and the
 // KV reservations. Its memory is bounded by the active set and the queue.
 type server struct {
 	cfg     Config
-	passer  *sim.Passer
+	passer  Engine
 	reqs    []Request
 	lo, hi  int // measured window
 	active  []*live
@@ -55,6 +92,7 @@ type server struct {
 	decodeRows       []sim.Row
 	prefillRows      []sim.Row
 	batch            []*live // active request of each row, in row order
+	prefillOwners    []*live // active request of each prefill row
 }
 
 // Simulate serves reqs (sorted by arrival) and measures the window of
@@ -65,6 +103,26 @@ func Simulate(ctx context.Context, cfg Config, reqs []Request, progress func(Pro
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
+	p, err := sim.NewPasser(cfg.Experiment, sim.Options{NoJump: cfg.NoJump})
+	if err != nil {
+		return nil, err
+	}
+	return SimulateOn(ctx, cfg, passerEngine{p}, PlanKV(cfg.Experiment), reqs, progress)
+}
+
+// SimulateOn is Simulate on an instance given by its engine and KV
+// capacity (cfg.Experiment names the model and system in the Run; its
+// Passer is not used).
+func SimulateOn(ctx context.Context, cfg Config, p Engine, kv KVCapacity, reqs []Request, progress func(Progress)) (*Run, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	if p == nil {
+		return nil, errors.New("serve: no engine")
+	}
+	if kv.PerToken <= 0 || kv.HBF < 0 || kv.HBM < 0 {
+		return nil, fmt.Errorf("serve: KV capacity %+v: need a positive per-token size and non-negative capacities", kv)
+	}
 	if len(reqs) == 0 || len(reqs) > MaxRequests {
 		return nil, fmt.Errorf("requests = %d: must be between 1 and %d", len(reqs), MaxRequests)
 	}
@@ -72,17 +130,15 @@ func Simulate(ctx context.Context, cfg Config, reqs []Request, progress func(Pro
 		if r.ID != i || r.Prompt < 1 || r.Output < 1 || r.Arrival < 0 || (i > 0 && r.Arrival < reqs[i-1].Arrival) {
 			return nil, fmt.Errorf("request %d: want ids in order, arrivals sorted and non-negative, lengths at least 1 (got %+v)", i, r)
 		}
-	}
-	p, err := sim.NewPasser(cfg.Experiment, sim.Options{NoJump: cfg.NoJump})
-	if err != nil {
-		return nil, err
+		if r.Prefilled && r.Output < 2 {
+			return nil, fmt.Errorf("request %d: prefilled with output %d: nothing left to decode (its first token came with it)", i, r.Output)
+		}
 	}
 	exp := cfg.Experiment
-	plan := exp.Plan()
 	s := &server{cfg: cfg, passer: p, reqs: reqs,
-		capHBF:   unit.Bytes(plan.HBFStacks) * (plan.HBF.Capacity - plan.HBF.Weights),
-		capHBM:   plan.KV.HBMBudget,
-		perToken: plan.KV.BytesPerToken,
+		capHBF:   kv.HBF,
+		capHBM:   kv.HBM,
+		perToken: kv.PerToken,
 		run:      &Run{Model: exp.Model().ID, System: exp.System().ID, Mode: cfg.Scheduler.Mode, Requests: len(reqs)},
 	}
 	s.lo, s.hi = cfg.window(len(reqs))
@@ -118,7 +174,7 @@ func Simulate(ctx context.Context, cfg Config, reqs []Request, progress func(Pro
 	}
 	slices.SortFunc(s.run.Measured, func(a, b RequestMetrics) int { return a.ID - b.ID })
 	s.run.SimTime = p.Now()
-	s.run.Passes, s.run.Replays = p.Passes, p.Replays
+	s.run.Passes, s.run.Replays = p.Counts()
 	s.run.Wall = time.Since(start)
 	return s.run, nil
 }
@@ -241,9 +297,11 @@ func (s *server) need(r Request) (hbf, hbm unit.Bytes) {
 // compose builds the iteration's rows: one decode token per active request
 // past its prompt, then at most one prefill chunk per request in prefill
 // (active ones first, then admissions in arrival order) within the budget.
+// A prefilled request (Request.Prefilled) decodes from its admission.
 func (s *server) compose() {
 	sc := s.cfg.Scheduler
 	s.rows, s.decodeRows, s.prefillRows, s.batch = s.rows[:0], s.decodeRows[:0], s.prefillRows[:0], s.batch[:0]
+	s.prefillOwners = s.prefillOwners[:0]
 	budget := sc.TokenBudget
 	var prefill []*live
 	for _, l := range s.active {
@@ -258,6 +316,7 @@ func (s *server) compose() {
 	addChunk := func(l *live) {
 		n := min(sc.Chunk, l.req.Prompt-l.prefilled, budget)
 		s.prefillRows = append(s.prefillRows, sim.Row{Tokens: n, Cached: l.prefilled, Prompt: l.req.Prompt})
+		s.prefillOwners = append(s.prefillOwners, l)
 		budget -= n
 	}
 	for _, l := range prefill {
@@ -265,7 +324,6 @@ func (s *server) compose() {
 			break
 		}
 		addChunk(l)
-		s.batch = append(s.batch, l)
 	}
 	now := s.passer.Now()
 	for budget > 0 && len(s.active) < sc.MaxBatch && s.head < len(s.waiting) {
@@ -279,9 +337,21 @@ func (s *server) compose() {
 		s.usedHBM += hbm
 		l := &live{req: r, admitted: now, needHBF: hbf, needHBM: hbm}
 		s.active = append(s.active, l)
+		if r.Prefilled { // its prompt's KV and first token came with it
+			l.prefilled, l.generated = r.Prompt, 1
+			l.firstToken, l.lastToken = r.Arrival, r.Arrival
+			l.kv = unit.Bytes(r.Prompt) * s.perToken
+			s.run.KVAllocated += l.kv
+			if r.Output > 1 {
+				s.decodeRows = append(s.decodeRows, s.decodeRow(l))
+				s.batch = append(s.batch, l)
+				budget--
+			}
+			continue
+		}
 		addChunk(l)
-		s.batch = append(s.batch, l)
 	}
+	s.batch = append(s.batch, s.prefillOwners...)
 	s.run.MaxActive = max(s.run.MaxActive, len(s.active))
 	approximate(s.decodeRows, s.cfg.Approx.KVQuantum)
 	s.rows = append(append(s.rows, s.decodeRows...), s.prefillRows...)

@@ -148,7 +148,11 @@ func (p *Passer) Idle(t unit.Duration) {
 }
 
 // Run simulates one pass over rows, starting now.
-func (p *Passer) Run(rows []Row) (PassResult, error) {
+func (p *Passer) Run(rows []Row) (PassResult, error) { return p.run(rows, nil) }
+
+// run simulates one pass over rows, of the whole model or of the GPU's part
+// of a model-parallel pass (part.go).
+func (p *Passer) run(rows []Row, part *Part) (PassResult, error) {
 	if p.e == nil {
 		return PassResult{}, errors.New("sim: Passer not made by NewPasser")
 	}
@@ -166,6 +170,8 @@ func (p *Passer) Run(rows []Row) (PassResult, error) {
 		}
 	}
 	b := p.pb
+	b.part = part
+	defer func() { b.part = nil }()
 	kernels := make([]opSpec, b.m.NumLayers)
 	for i := range kernels {
 		if i > 0 && p.sameAsPrev[i] {
@@ -176,10 +182,11 @@ func (p *Passer) Run(rows []Row) (PassResult, error) {
 		kernels[i] = b.batchKernel(i, rows)
 	}
 	p.step++
-	if b.random {
+	if b.random && (part == nil || part.Experts == nil) {
 		p.key = nil // random routing: every pass is its own
 	} else {
 		p.key = p.passKey(p.key[:0], res.Tokens, res.Sampled, kernels)
+		p.key = part.appendKey(p.key)
 		if o, ok := p.memo[string(p.key)]; ok && !p.noJump {
 			p.e.replay(o.res.Duration, o.delta)
 			p.Passes++
@@ -264,7 +271,7 @@ func (p *Passer) program(tokens, sampled int, kernels []opSpec) *pass {
 	b := p.pb
 	sh := shape{tokens: tokens, sampled: sampled, decode: tokens == sampled, step: p.step,
 		kernel: func(i int) opSpec { return kernels[i] }}
-	if b.random {
+	if b.random || b.part != nil { // parts are built afresh (a pass that ran before replays instead)
 		ps := b.buildShape(sh)
 		return &ps
 	}

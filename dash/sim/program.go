@@ -91,6 +91,10 @@ type programBuilder struct {
 	// decodeAttn caches the decode kernels' timing by attended span (their
 	// only varying field within a run).
 	decodeAttn map[int][2]unit.Duration
+	// part, when set, is the GPU's part of a model-parallel pass (part.go):
+	// its expert loads replace the routing model's, and it may leave the
+	// embedding or the LM head out.
+	part *Part
 }
 
 func newProgramBuilder(e dash.Experiment) *programBuilder {
@@ -244,6 +248,9 @@ func (b *programBuilder) buildShape(sh shape) pass {
 	attnRepl := b.plan.IsReplicated(dash.ClassAttention)
 	embed := opSpec{class: ClassEmbed, layer: -1, gather: unit.Bytes(tokens) * b.embedRow}
 	_, embed.overhead = b.predict(gpu.Op{Kind: gpu.RMSNorm, M: tokens, Dim: hidden})
+	if b.part != nil && b.part.NoEmbed { // a later pipeline stage: an empty operator in its place
+		embed = opSpec{class: ClassEmbed, layer: -1}
+	}
 	p.ops = append(p.ops, embed)
 	p.attnIdx = make([]int, m.NumLayers)
 	for i := range m.NumLayers {
@@ -287,7 +294,7 @@ func (b *programBuilder) buildShape(sh shape) pass {
 		}
 		p.layerEnd = append(p.layerEnd, len(p.ops)-1)
 	}
-	if sh.sampled > 0 {
+	if sh.sampled > 0 && (b.part == nil || !b.part.NoHead) {
 		p.ops = append(p.ops, b.norm(-1, sh.sampled, hidden, b.finalNorm, ClassLMHead))
 		p.ops[len(p.ops)-1].replicated = b.plan.IsReplicated(dash.ClassFinalNorm)
 		p.ops = append(p.ops, b.gemm(ClassLMHead, -1, sh.sampled, hidden, m.VocabSize, b.headBytes, b.headRepl))
@@ -410,7 +417,10 @@ func (b *programBuilder) expertBlock(i int, lw dash.LayerWeights, tokens, step i
 	f := m.FFN
 	active, rows := b.selectExperts(i, tokens, step)
 	block := opSpec{class: ClassExperts, layer: i, routedN: active, expertSize: lw.RoutedExpert}
-	c, o := b.predict(gpu.Op{Kind: gpu.Grouped, Experts: active, Rows: rows, Hidden: m.HiddenSize, Inter: f.MoEIntermediate, WeightDType: b.wdt})
+	var c, o unit.Duration
+	if active > 0 { // a GPU of an expert-parallel group may receive no routed rows
+		c, o = b.predict(gpu.Op{Kind: gpu.Grouped, Experts: active, Rows: rows, Hidden: m.HiddenSize, Inter: f.MoEIntermediate, WeightDType: b.wdt})
+	}
 	if f.SharedExperts > 0 {
 		block.sharedN = f.SharedExperts
 		block.sharedBytes = lw.SharedExperts / unit.Bytes(f.SharedExperts)
@@ -426,6 +436,9 @@ func (b *programBuilder) expertBlock(i int, lw dash.LayerWeights, tokens, step i
 // i select and the mean rows per selected expert.
 func (b *programBuilder) selectExperts(layer, tokens, step int) (active, rows int) {
 	f := b.m.FFN
+	if b.part != nil && b.part.Experts != nil {
+		return b.part.Experts[layer].Active, b.part.Experts[layer].perExpert()
+	}
 	picks := tokens * f.TopK
 	if !b.random { // balanced: B*k selections over min(E, B*k) experts
 		active = min(f.RoutedExperts, picks)
