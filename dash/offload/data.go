@@ -10,6 +10,31 @@ import (
 	"strings"
 
 	"github.com/dashlab/dashlab/dash/unit"
+	"github.com/dashlab/dashlab/internal/safeio"
+)
+
+// Bounds of the host data. Every shipped value is far inside them; a value
+// outside is a unit slip or a damaged file, refused with its file, line and
+// column.
+const (
+	// MaxDataBytes bounds a host-data file (4 MiB; the shipped ones are
+	// under 1 KB); MaxDataLineBytes one of its lines (64 KiB).
+	MaxDataBytes     = safeio.MaxInputBytes
+	MaxDataLineBytes = safeio.MaxLineBytes
+	// MinMicros and MaxMicros bound every time (0.1 µs .. 10,000 s): below,
+	// nanosecond rounding would distort the fits; above, no expert layer
+	// or copy takes that long.
+	MinMicros = 0.1
+	MaxMicros = 1e10
+	// MinMB and MaxMB bound a copy's size (1 byte .. 1 TB, in MB = 1e6 B).
+	MinMB = 1e-6
+	MaxMB = 1e6
+	// MaxCopyGBps bounds a copy's implied rate (2 TB/s: above any
+	// host-to-GPU link, NVLink-C2C's 900 GB/s included).
+	MaxCopyGBps = 2000
+	// MaxCount bounds threads, batch, active_experts_last and reps (1 ..
+	// 1,048,576).
+	MaxCount = 1 << 20
 )
 
 // The host profile's files.
@@ -73,7 +98,8 @@ type csvTable struct {
 }
 
 func readCSV(r io.Reader, file string, columns []string) (*csvTable, error) {
-	cr := csv.NewReader(r)
+	lr := safeio.NewLineReader(r, file, MaxDataLineBytes, MaxDataBytes)
+	cr := csv.NewReader(lr)
 	cr.FieldsPerRecord = -1
 	t := &csvTable{file: file, col: map[string]int{}}
 	header, err := cr.Read()
@@ -81,12 +107,12 @@ func readCSV(r io.Reader, file string, columns []string) (*csvTable, error) {
 		if errors.Is(err, io.EOF) {
 			return nil, &DataError{File: file, Reason: "empty file (want a header: " + strings.Join(columns, ",") + ")"}
 		}
-		return nil, &DataError{File: file, Line: 1, Reason: err.Error()}
+		return nil, readError(file, lr.Line(), err)
 	}
 	for i, h := range header {
 		h = strings.TrimSpace(h)
 		if _, dup := t.col[h]; dup {
-			return nil, &DataError{File: file, Line: 1, Column: h, Reason: "appears twice in the header"}
+			return nil, &DataError{File: file, Line: 1, Column: safeio.Clip(h), Reason: "appears twice in the header"}
 		}
 		t.col[h] = i
 	}
@@ -100,10 +126,10 @@ func readCSV(r io.Reader, file string, columns []string) (*csvTable, error) {
 		if errors.Is(err, io.EOF) {
 			break
 		}
-		line, _ := cr.FieldPos(0)
 		if err != nil {
-			return nil, &DataError{File: file, Line: line, Reason: err.Error()}
+			return nil, readError(file, lr.Line(), err)
 		}
+		line, _ := cr.FieldPos(0)
 		if len(rec) != len(header) {
 			return nil, &DataError{File: file, Line: line, Reason: fmt.Sprintf("%d fields, the header has %d", len(rec), len(header))}
 		}
@@ -114,6 +140,23 @@ func readCSV(r io.Reader, file string, columns []string) (*csvTable, error) {
 		return nil, &DataError{File: file, Reason: "no data rows"}
 	}
 	return t, nil
+}
+
+// readError is a read or parse error as a *DataError at its line.
+func readError(file string, line int, err error) error {
+	var pe *csv.ParseError
+	if errors.As(err, &pe) {
+		line, err = pe.Line, pe.Err
+	}
+	var ll *safeio.LineTooLongError
+	var tl *safeio.TooLargeError
+	switch {
+	case errors.As(err, &ll):
+		return &DataError{File: file, Line: ll.Line, Reason: fmt.Sprintf("line longer than the limit of %d bytes", ll.Limit)}
+	case errors.As(err, &tl):
+		return &DataError{File: file, Reason: fmt.Sprintf("larger than the limit of %d bytes", MaxDataBytes)}
+	}
+	return &DataError{File: file, Line: line, Reason: err.Error()}
 }
 
 // row reads typed cells of one row, remembering the first error.
@@ -131,30 +174,31 @@ func (r *row) fail(col, reason string) {
 
 func (r *row) str(col string) string { return strings.TrimSpace(r.t.rows[r.i][r.t.col[col]]) }
 
-// positive reads a finite number > 0.
-func (r *row) positive(col string) float64 {
+// number reads a finite number in [lo, hi]; what names the quantity.
+func (r *row) number(col string, lo, hi float64, what string) float64 {
 	s := r.str(col)
 	v, err := strconv.ParseFloat(s, 64)
 	switch {
-	case err != nil:
-		r.fail(col, fmt.Sprintf("%q is not a number", s))
-	case math.IsNaN(v) || math.IsInf(v, 0) || v <= 0:
-		r.fail(col, fmt.Sprintf("%s must be a positive finite number", s))
-	case v > 1e15:
-		r.fail(col, fmt.Sprintf("%s is beyond any plausible measurement", s))
+	case err != nil && !errors.Is(err, strconv.ErrRange):
+		r.fail(col, fmt.Sprintf("%s is not a number", safeio.Quote(s)))
+	case err != nil || math.IsNaN(v) || math.IsInf(v, 0) || v < lo || v > hi:
+		r.fail(col, fmt.Sprintf("%s: outside the plausible range %g .. %g %s", safeio.Clip(s), lo, hi, what))
 	}
 	return v
 }
 
-// count reads a whole number >= 1.
+// micros reads a time in µs within [MinMicros, MaxMicros].
+func (r *row) micros(col string) float64 { return r.number(col, MinMicros, MaxMicros, "µs") }
+
+// count reads a whole number in [1, MaxCount].
 func (r *row) count(col string) int {
 	s := r.str(col)
 	v, err := strconv.Atoi(s)
 	switch {
-	case err != nil:
-		r.fail(col, fmt.Sprintf("%q is not a whole number", s))
-	case v < 1 || v > 1<<20:
-		r.fail(col, fmt.Sprintf("%d is out of range (1 to %d)", v, 1<<20))
+	case err != nil && !errors.Is(err, strconv.ErrRange):
+		r.fail(col, fmt.Sprintf("%s is not a whole number", safeio.Quote(s)))
+	case err != nil || v < 1 || v > MaxCount:
+		r.fail(col, fmt.Sprintf("%s is out of range (1 to %d)", safeio.Clip(s), MaxCount))
 	}
 	return v
 }
@@ -166,7 +210,7 @@ func (r *row) boolean(col string) bool {
 	case "false", "0", "no":
 		return false
 	default:
-		r.fail(col, fmt.Sprintf("%q is not True or False", r.str(col)))
+		r.fail(col, fmt.Sprintf("%s is not True or False", safeio.Quote(r.str(col))))
 		return false
 	}
 }
@@ -176,9 +220,9 @@ func micros(us float64) unit.Duration {
 }
 
 // ParseCPUExpert reads cpu_expert.csv: threads, batch, active_experts_last,
-// median_us, min_us, max_us, reps. Every value must be positive, min <=
-// median <= max, and each (threads, batch) appear once. file names the
-// source in errors.
+// median_us, min_us, max_us, reps. Counts are whole numbers from 1 to
+// MaxCount, times from MinMicros to MaxMicros, min <= median <= max, and
+// each (threads, batch) appears once. file names the source in errors.
 func ParseCPUExpert(r io.Reader, file string) ([]CPUPoint, error) {
 	t, err := readCSV(r, file, []string{"threads", "batch", "active_experts_last", "median_us", "min_us", "max_us", "reps"})
 	if err != nil {
@@ -189,7 +233,7 @@ func ParseCPUExpert(r io.Reader, file string) ([]CPUPoint, error) {
 	for i := range t.rows {
 		c := row{t: t, i: i}
 		p := CPUPoint{Threads: c.count("threads"), Batch: c.count("batch"), ActiveExperts: c.count("active_experts_last"), Reps: c.count("reps")}
-		med, lo, hi := c.positive("median_us"), c.positive("min_us"), c.positive("max_us")
+		med, lo, hi := c.micros("median_us"), c.micros("min_us"), c.micros("max_us")
 		if c.err == nil && (lo > med || med > hi) {
 			c.fail("median_us", fmt.Sprintf("median %g outside [min %g, max %g]", med, lo, hi))
 		}
@@ -207,9 +251,9 @@ func ParseCPUExpert(r io.Reader, file string) ([]CPUPoint, error) {
 	return out, nil
 }
 
-// ParseH2D reads h2d.csv: pinned, MB (1e6 bytes), median_us (a GBps
-// column, when present, is derived and ignored). Each (pinned, MB) appears
-// once.
+// ParseH2D reads h2d.csv: pinned, MB (1e6 bytes, MinMB to MaxMB),
+// median_us (MinMicros to MaxMicros, at most MaxCopyGBps); a GBps column,
+// when present, is derived and ignored. Each (pinned, MB) appears once.
 func ParseH2D(r io.Reader, file string) ([]CopyPoint, error) {
 	t, err := readCSV(r, file, []string{"pinned", "MB", "median_us"})
 	if err != nil {
@@ -224,7 +268,10 @@ func ParseH2D(r io.Reader, file string) ([]CopyPoint, error) {
 	for i := range t.rows {
 		c := row{t: t, i: i}
 		pinned := c.boolean("pinned")
-		mb, us := c.positive("MB"), c.positive("median_us")
+		mb, us := c.number("MB", MinMB, MaxMB, "MB"), c.micros("median_us")
+		if gbps := mb * 1e6 / (us * 1e3); c.err == nil && gbps > MaxCopyGBps {
+			c.fail("median_us", fmt.Sprintf("%g MB in %g µs is %.4g GB/s: beyond any host-to-GPU link (at most %d GB/s)", mb, us, gbps, MaxCopyGBps))
+		}
 		k := key{pinned, mb}
 		if prev, dup := seen[k]; dup && c.err == nil {
 			c.fail("", fmt.Sprintf("pinned=%v, %g MB already measured on line %d", pinned, mb, prev))

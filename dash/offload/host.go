@@ -153,6 +153,9 @@ func (p *HostProfile) Fit(batch int) (AmdahlFit, error) {
 		serial = 0
 		_, parallel = stat.LinearRegression(xs, ys, ws, true)
 	}
+	if math.IsNaN(serial) || math.IsNaN(parallel) || math.IsInf(serial, 0) || math.IsInf(parallel, 0) || parallel < 0 || serial+parallel <= 0 {
+		return AmdahlFit{}, &DataError{File: FileCPUExpert, Reason: fmt.Sprintf("batch %d: the core-scaling fit T(c) = serial + parallel/c gives serial %.3g s, parallel %.3g s: the medians do not fall with the thread count", batch, serial, parallel)}
+	}
 	f := AmdahlFit{Batch: batch, Serial: unit.Duration(math.Round(serial * 1e9)), Parallel: unit.Duration(math.Round(parallel * 1e9))}
 	for _, c := range pts {
 		f.MaxErrPct = math.Max(f.MaxErrPct, 100*math.Abs(f.At(c.Threads).Seconds()/c.Median.Seconds()-1))

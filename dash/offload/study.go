@@ -148,6 +148,11 @@ func Evaluate(s Scenario, host *HostProfile, timing Predictor) (Evaluation, erro
 	}
 	e.CPU, e.Streaming = e.Splits[0], e.Splits[a]
 	e.StreamingPageable = ev.split(a, false)
+	for _, sp := range []Split{e.CPU, e.Streaming, e.StreamingPageable, e.Hybrid} {
+		if sp.TPOT <= 0 || sp.TPOT >= unit.MaxDuration {
+			return Evaluation{}, fmt.Errorf("host profile %s at batch %d, %d cores: a TPOT of %v is not a time (check the host data's units)", host.Name, s.Batch, s.Cores, sp.TPOT)
+		}
+	}
 	return e, nil
 }
 

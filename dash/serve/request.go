@@ -2,7 +2,6 @@ package serve
 
 import (
 	"fmt"
-	"math"
 	"math/rand/v2"
 
 	"github.com/dashlab/dashlab/dash/unit"
@@ -69,19 +68,32 @@ func (l Length) String() string {
 // MaxTokens bounds a request's prompt and output lengths (16M tokens).
 const MaxTokens = 1 << 24
 
-// MaxRequests bounds the requests of one trace.
-const MaxRequests = 1 << 22
+// MaxRequests bounds the requests of one trace or Poisson stream
+// (1,048,576: a thousand times the paper's 1,152, and 32 MiB of requests).
+const MaxRequests = 1 << 20
+
+// MaxGeneratedTokens bounds the output tokens of one trace or Poisson
+// stream (64 Mi): a run keeps every inter-token gap of its measured
+// requests for the percentiles, 8 bytes each (512 MiB at the bound).
+const MaxGeneratedTokens = 1 << 26
+
+// MaxRate bounds a Poisson arrival rate (a million requests per second, a
+// microsecond apart on average: arrivals are whole nanoseconds, and no GPU
+// serves a request in a microsecond).
+const MaxRate = 1e6
 
 // Poisson returns n requests arriving as a Poisson process of rate
 // requests per second (exponential gaps, the first after one gap), with
 // lengths drawn from prompt and output. The same seed gives the same
-// requests.
+// requests. The rate is at most MaxRate and high enough that every
+// arrival falls within MaxArrivalSeconds (MinRate(n) and above, with the
+// draw checked: an error names the request that would arrive later).
 func Poisson(rate float64, n int, prompt, output Length, seed uint64) ([]Request, error) {
-	if !(rate > 0) || math.IsInf(rate, 0) {
-		return nil, fmt.Errorf("rate = %v requests/s: must be positive and finite", rate)
-	}
 	if n < 1 || n > MaxRequests {
 		return nil, fmt.Errorf("requests = %d: must be between 1 and %d", n, MaxRequests)
+	}
+	if !(rate >= MinRate(n)) || !(rate <= MaxRate) {
+		return nil, fmt.Errorf("rate = %v requests/s: must be from %.3g (%d requests within %g s) to %g", rate, MinRate(n), n, float64(MaxArrivalSeconds), float64(MaxRate))
 	}
 	if err := prompt.validate("prompt"); err != nil {
 		return nil, err
@@ -89,16 +101,27 @@ func Poisson(rate float64, n int, prompt, output Length, seed uint64) ([]Request
 	if err := output.validate("output"); err != nil {
 		return nil, err
 	}
+	if g := float64(n) * float64(max(output.Min, output.Max)); g > MaxGeneratedTokens {
+		return nil, fmt.Errorf("requests = %d of up to %d output tokens: up to %.4g tokens, more than the %d a run may generate", n, max(output.Min, output.Max), g, MaxGeneratedTokens)
+	}
 	arrivals := rand.New(rand.NewPCG(seed, 0x5eed_a11))
 	lengths := rand.New(rand.NewPCG(seed, 0x1e_9e))
 	reqs := make([]Request, n)
 	t := 0.0
 	for i := range reqs {
 		t += arrivals.ExpFloat64() / rate
+		if t > MaxArrivalSeconds {
+			return nil, fmt.Errorf("rate = %v requests/s: request %d of %d would arrive at %.4g s, past the %g s limit: raise the rate or lower the requests", rate, i+1, n, t, float64(MaxArrivalSeconds))
+		}
 		reqs[i] = Request{ID: i, Arrival: unit.FromSeconds(t), Prompt: prompt.draw(lengths), Output: output.draw(lengths)}
 	}
 	return reqs, nil
 }
+
+// MinRate is the lowest Poisson rate for n requests: n requests per
+// MaxArrivalSeconds, twice over, so that the last arrival is far inside
+// the limit (its mean is half of it).
+func MinRate(n int) float64 { return 2 * float64(max(n, 1)) / MaxArrivalSeconds }
 
 // Backlogged returns n requests that all arrive at time zero: the server
 // always has work waiting (the saturation workload).

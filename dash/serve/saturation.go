@@ -66,7 +66,8 @@ func MeasureSaturation(ctx context.Context, cfg Config, prompt, output Length, s
 	}
 	w := fin[cfg.Warmup+cfg.Measure-1] - t0
 	if w <= 0 {
-		return Saturation{}, fmt.Errorf("saturation: empty measurement window")
+		return Saturation{}, fmt.Errorf("saturation: the %d measured completions (after %d warm-up ones) all finish at %v: no time to measure a rate over; measure more requests than B_max (%d)",
+			cfg.Measure, cfg.Warmup, fin[cfg.Warmup+cfg.Measure-1], cfg.Scheduler.MaxBatch)
 	}
 	rps := float64(cfg.Measure) / w.Seconds()
 	return Saturation{System: run.System, Mode: cfg.Scheduler.Mode, RPS: rps,

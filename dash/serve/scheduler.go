@@ -56,11 +56,12 @@ func ParseMode(s string) (Mode, error) {
 // until the token budget is spent; the last chunk may be cut short by the
 // budget.
 type Scheduler struct {
-	// MaxBatch is B_max, the most requests active at once.
+	// MaxBatch is B_max, the most requests active at once (1 to 65,536).
 	MaxBatch int `json:"max_batch"`
-	// TokenBudget is the most tokens one iteration processes.
+	// TokenBudget is the most tokens one iteration processes (above
+	// MaxBatch, at most 16M).
 	TokenBudget int `json:"token_budget"`
-	// Chunk is the prefill chunk length in tokens.
+	// Chunk is the prefill chunk length in tokens (1 to TokenBudget).
 	Chunk int `json:"chunk_tokens"`
 	// Mode is Mixed or Serial.
 	Mode Mode `json:"mode"`
@@ -83,6 +84,8 @@ func (s Scheduler) Validate() error {
 	}
 	if s.Chunk < 1 || s.Chunk > 1<<24 {
 		errs = append(errs, fmt.Errorf("chunk_tokens = %d: must be between 1 and 16M", s.Chunk))
+	} else if s.Chunk > s.TokenBudget && s.TokenBudget > 0 {
+		errs = append(errs, fmt.Errorf("chunk_tokens = %d: above token_budget (%d), so no chunk could be that long", s.Chunk, s.TokenBudget))
 	}
 	if s.Mode != Mixed && s.Mode != Serial {
 		errs = append(errs, fmt.Errorf("mode = %v: want mixed or serial", s.Mode))

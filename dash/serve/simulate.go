@@ -86,6 +86,7 @@ type server struct {
 	capHBF, capHBM   unit.Bytes
 	usedHBF, usedHBM unit.Bytes
 	perToken         unit.Bytes
+	maxContext       int // the model's context (0: unbounded)
 	run              *Run
 	done             int
 	rows             []sim.Row
@@ -136,10 +137,11 @@ func SimulateOn(ctx context.Context, cfg Config, p Engine, kv KVCapacity, reqs [
 	}
 	exp := cfg.Experiment
 	s := &server{cfg: cfg, passer: p, reqs: reqs,
-		capHBF:   kv.HBF,
-		capHBM:   kv.HBM,
-		perToken: kv.PerToken,
-		run:      &Run{Model: exp.Model().ID, System: exp.System().ID, Mode: cfg.Scheduler.Mode, Requests: len(reqs)},
+		capHBF:     kv.HBF,
+		capHBM:     kv.HBM,
+		perToken:   kv.PerToken,
+		maxContext: exp.Model().MaxContext,
+		run:        &Run{Model: exp.Model().ID, System: exp.System().ID, Mode: cfg.Scheduler.Mode, Requests: len(reqs)},
 	}
 	s.lo, s.hi = cfg.window(len(reqs))
 	if s.lo < s.hi {
@@ -183,6 +185,9 @@ func SimulateOn(ctx context.Context, cfg Config, p Engine, kv KVCapacity, reqs [
 func (s *server) iterate() error {
 	now := s.passer.Now()
 	s.arrive(now)
+	if s.done == len(s.reqs) { // the last requests were rejected on arrival
+		return nil
+	}
 	s.compose()
 	if len(s.rows) == 0 {
 		if s.next < len(s.reqs) {
@@ -263,7 +268,8 @@ func (s *server) iterate() error {
 }
 
 // arrive moves the requests that have arrived by now into the queue,
-// refusing those that can never fit.
+// refusing those that can never fit (their KV beyond the capacity, or
+// prompt + output beyond the model's context).
 func (s *server) arrive(now unit.Duration) {
 	for s.next < len(s.reqs) && s.reqs[s.next].Arrival <= now {
 		r := s.reqs[s.next]
@@ -274,6 +280,8 @@ func (s *server) arrive(now unit.Duration) {
 			s.reject(r, fmt.Sprintf("prompt KV %v exceeds the HBF KV capacity %v", hbf, s.capHBF))
 		case hbm > s.capHBM:
 			s.reject(r, fmt.Sprintf("decode KV %v exceeds the HBM decode-KV budget %v", hbm, s.capHBM))
+		case s.maxContext > 0 && r.Prompt+r.Output > s.maxContext:
+			s.reject(r, fmt.Sprintf("prompt + output = %d tokens exceeds the model's max_context %d", r.Prompt+r.Output, s.maxContext))
 		default:
 			if s.head > 0 && s.head == len(s.waiting) { // reuse the drained queue
 				s.waiting, s.head = s.waiting[:0], 0

@@ -25,7 +25,10 @@ func newFlags(name, usageLine string, stderr io.Writer) *flag.FlagSet {
 	return fs
 }
 
-// parse parses args; -h prints usage and returns errHelp.
+// parse parses args; -h prints usage and returns errHelp. A string flag
+// given an empty (or blank) value is refused: it would otherwise stand for
+// its default (--trace "" for a Poisson run, --host-dir "" for the shipped
+// data) without a word. A flag whose help says "empty: ..." accepts it.
 func parse(fs *flag.FlagSet, args []string) error {
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -33,8 +36,25 @@ func parse(fs *flag.FlagSet, args []string) error {
 		}
 		return fmt.Errorf("%w: %v", errUsage, err)
 	}
+	var empty []string
+	fs.Visit(func(f *flag.Flag) {
+		g, ok := f.Value.(flag.Getter)
+		if !ok {
+			return
+		}
+		if v, isString := g.Get().(string); isString && strings.TrimSpace(v) == "" && !strings.Contains(f.Usage, "empty: ") {
+			empty = append(empty, "--"+f.Name)
+		}
+	})
+	if len(empty) > 0 {
+		return fmt.Errorf("%w: %s: empty value (leave the flag out for its default)", errUsage, strings.Join(empty, ", "))
+	}
 	return nil
 }
+
+// oneLineErr is an error's text on one line (joined errors separated by
+// "; ").
+func oneLineErr(err error) string { return strings.ReplaceAll(err.Error(), "\n", "; ") }
 
 // noArgs refuses positional arguments, which a command without any would
 // otherwise ignore (flag parsing stops at the first non-flag, so a stray

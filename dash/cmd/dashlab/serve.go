@@ -60,20 +60,20 @@ func runServe(args []string, _ io.Reader, stdout, stderr io.Writer) error {
 	model := fs.String("model", "qwen3-235b-a22b", "catalogue model id (see 'dashlab models')")
 	system := fs.String("system", "dash", "named system: dash, relay-only, direct-only, compact-dash, ...")
 	gpuID := fs.String("gpu", reference.DefaultGPU, "GPU whose timings are used")
-	rate := fs.Float64("rate", 0, "Poisson arrival rate in requests per second")
-	load := fs.Float64("load", 0, "offered load as a fraction of the baseline's Mixed backlogged throughput")
+	rate := fs.Float64("rate", 0, fmt.Sprintf("Poisson arrival rate in requests per second (2 x requests / %g s, so that every arrival falls within %g s, to %g)", serve.MaxArrivalSeconds, serve.MaxArrivalSeconds, serve.MaxRate))
+	load := fs.Float64("load", 0, "offered load as a fraction of the baseline's Mixed backlogged throughput (above 0, at most 100; the rate it gives is bounded as --rate)")
 	baseline := fs.String("baseline", "relay-only", "system whose backlogged throughput defines --load 1")
-	trace := fs.String("trace", "", "replay a trace file (.csv or .jsonl: arrival_s, prompt_tokens, output_tokens)")
-	requests := fs.Int("requests", 1152, "requests per Poisson trace (warm-up included)")
-	warmup := fs.Int("warmup", 128, "warm-up requests discarded from the metrics")
-	seeds := fs.Int("seeds", 1, "Poisson traces (seeds 1..K)")
-	prompt := fs.String("prompt", "4096", "prompt tokens: N or MIN..MAX (uniform)")
-	output := fs.String("output", "128", "output tokens: N or MIN..MAX (uniform)")
+	trace := fs.String("trace", "", fmt.Sprintf("replay a trace file (.csv or .jsonl: arrival_s, prompt_tokens, output_tokens; at most %d requests, %d MiB)", serve.MaxRequests, serve.MaxTraceBytes>>20))
+	requests := fs.Int("requests", 1152, fmt.Sprintf("requests per Poisson trace, warm-up included (warmup + 2 to %d over all seeds)", serve.MaxRequests))
+	warmup := fs.Int("warmup", 128, "warm-up requests discarded from the metrics (0 to requests - 2)")
+	seeds := fs.Int("seeds", 1, "Poisson traces (seeds 1..K, K from 1 to 1000)")
+	prompt := fs.String("prompt", "4096", fmt.Sprintf("prompt tokens: N or MIN..MAX (uniform); prompt + output within the model's max_context and %d", serve.MaxTokens))
+	output := fs.String("output", "128", fmt.Sprintf("output tokens: N or MIN..MAX (uniform); at most %d output tokens over all requests and seeds", serve.MaxGeneratedTokens))
 	mode := fs.String("mode", "mixed", "schedule: mixed or serial")
-	maxBatch := fs.Int("max-batch", 32, "B_max: most active requests")
-	budget := fs.Int("budget", 8192, "token budget per iteration")
-	chunk := fs.Int("chunk", 512, "prefill chunk tokens")
-	quantum := fs.Int("approx-kv-quantum", 0, "optional approximation: round decode contexts to this many tokens (0: exact)")
+	maxBatch := fs.Int("max-batch", 32, "B_max: most active requests (1 to 65536)")
+	budget := fs.Int("budget", 8192, "token budget per iteration (above --max-batch, at most 16Mi)")
+	chunk := fs.Int("chunk", 512, "prefill chunk tokens (1 to --budget)")
+	quantum := fs.Int("approx-kv-quantum", 0, fmt.Sprintf("optional approximation: round decode contexts to this many tokens (0: exact; at most %d)", serve.MaxTokens))
 	format := fs.String("format", "table", "output format: table, json or csv")
 	perf := fs.Bool("perf", false, "with --format json: add each run's wall time (wall_s), which differs from run to run")
 	if err := parse(fs, args); err != nil {
@@ -102,8 +102,20 @@ func runServe(args []string, _ io.Reader, stdout, stderr io.Writer) error {
 	if *seeds < 1 || *seeds > 1000 {
 		return fmt.Errorf("%w: --seeds %d: want 1 to 1000", errUsage, *seeds)
 	}
-	if *warmup < 0 || *requests < 1 || *warmup >= *requests && *trace == "" {
-		return fmt.Errorf("%w: --requests %d, --warmup %d: want 0 <= warmup < requests", errUsage, *requests, *warmup)
+	if *warmup < 0 || *warmup > serve.MaxRequests {
+		return fmt.Errorf("%w: --warmup %d: want 0 to %d", errUsage, *warmup, serve.MaxRequests)
+	}
+	if *trace == "" && (*requests < *warmup+2 || *requests > serve.MaxRequests / *seeds) {
+		return fmt.Errorf("%w: --requests %d, --warmup %d, --seeds %d: want warmup + 2 <= requests (the offered rate needs two measured arrivals) and requests x seeds <= %d",
+			errUsage, *requests, *warmup, *seeds, serve.MaxRequests)
+	}
+	if set["rate"] {
+		if lo := serve.MinRate(*requests); !(*rate >= lo) || !(*rate <= serve.MaxRate) {
+			return fmt.Errorf("%w: --rate %v: want %.3g to %g requests/s (%d requests arrive within %g s at the lower bound)", errUsage, *rate, lo, serve.MaxRate, *requests, serve.MaxArrivalSeconds)
+		}
+	}
+	if set["load"] && (!(*load > 0) || *load > 100) {
+		return fmt.Errorf("%w: --load %v: want a positive fraction of the baseline's throughput, at most 100", errUsage, *load)
 	}
 	m, err := serve.ParseMode(*mode)
 	if err != nil {
@@ -117,9 +129,15 @@ func runServe(args []string, _ io.Reader, stdout, stderr io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("%w: --output: %v", errUsage, err)
 	}
+	if *trace == "" {
+		if g := float64(*seeds) * float64(*requests) * float64(max(ol.Min, ol.Max)); g > serve.MaxGeneratedTokens {
+			return fmt.Errorf("%w: --seeds %d x --requests %d x --output %s: up to %.4g output tokens, more than the %d a serve run may generate (every inter-token gap is kept)",
+				errUsage, *seeds, *requests, *output, g, serve.MaxGeneratedTokens)
+		}
+	}
 	sched := serve.Scheduler{MaxBatch: *maxBatch, TokenBudget: *budget, Chunk: *chunk, Mode: m}
 	if err := sched.Validate(); err != nil {
-		return fmt.Errorf("%w: %v", errUsage, err)
+		return fmt.Errorf("%w: --max-batch %d, --budget %d, --chunk %d: %v", errUsage, *maxBatch, *budget, *chunk, oneLineErr(err))
 	}
 	experiment := func(sys string) (dash.Experiment, error) {
 		return reference.Experiment(*model, sys).GPU(*gpuID).Batch(1).Prompt(*budget).Output(1).Build()
@@ -127,6 +145,10 @@ func runServe(args []string, _ io.Reader, stdout, stderr io.Writer) error {
 	exp, err := experiment(*system)
 	if err != nil {
 		return err
+	}
+	if mc := exp.Model().MaxContext; mc > 0 && *trace == "" && max(pl.Min, pl.Max)+max(ol.Min, ol.Max) > mc {
+		return fmt.Errorf("%w: --prompt %s + --output %s: up to %d tokens, beyond model %s's max_context %d",
+			errUsage, *prompt, *output, max(pl.Min, pl.Max)+max(ol.Min, ol.Max), exp.Model().ID, mc)
 	}
 	cfg := serve.Config{Experiment: exp, Scheduler: sched, Warmup: *warmup, Approx: serve.Approx{KVQuantum: *quantum}}
 	if err := cfg.Validate(); err != nil {
@@ -145,16 +167,17 @@ func runServe(args []string, _ io.Reader, stdout, stderr io.Writer) error {
 		if err != nil {
 			return err
 		}
-		if *warmup >= len(reqs) {
-			return fmt.Errorf("%w: --warmup %d: the trace has only %d requests", errUsage, *warmup, len(reqs))
+		if *warmup >= len(reqs)-1 {
+			return fmt.Errorf("%w: --warmup %d: the trace has %d requests; at least two must be measured (the offered rate needs two arrivals)", errUsage, *warmup, len(reqs))
+		}
+		if first, last := reqs[*warmup].Arrival, reqs[len(reqs)-1].Arrival; last == first {
+			return fmt.Errorf("%s: the %d measured requests all arrive at %v s: the offered rate is undefined (a burst is a backlog: measure it with --load, or spread the arrivals)",
+				*trace, len(reqs)-*warmup, first.Seconds())
 		}
 		traces = append(traces, reqs)
 	default:
 		r := *rate
 		if set["load"] {
-			if !(*load > 0) || *load > 100 {
-				return fmt.Errorf("%w: --load %v: want a positive fraction", errUsage, *load)
-			}
 			bexp, err := experiment(*baseline)
 			if err != nil {
 				return err
@@ -172,12 +195,19 @@ func runServe(args []string, _ io.Reader, stdout, stderr io.Writer) error {
 			}
 			out.Load, out.Baseline, out.BaselineRPS = *load, *baseline, sat.RPS
 			r = *load * sat.RPS
+			if lo := serve.MinRate(*requests); !(r >= lo) || !(r <= serve.MaxRate) {
+				return fmt.Errorf("%w: --load %v of %s's %.4g requests/s is %.4g requests/s: want %.3g to %g (%d requests arrive within %g s at the lower bound)",
+					errUsage, *load, *baseline, sat.RPS, r, lo, serve.MaxRate, *requests, serve.MaxArrivalSeconds)
+			}
 		}
 		out.RateRPS = r
 		for s := range *seeds {
 			reqs, err := serve.Poisson(r, *requests, pl, ol, uint64(s+1))
 			if err != nil {
 				return fmt.Errorf("%w: %v", errUsage, err)
+			}
+			if first, last := reqs[*warmup].Arrival, reqs[len(reqs)-1].Arrival; last == first {
+				return fmt.Errorf("%w: --rate %v: the measured requests of seed %d all arrive at %v s (arrivals are whole nanoseconds): lower the rate", errUsage, r, s+1, first.Seconds())
 			}
 			traces = append(traces, reqs)
 		}
@@ -204,16 +234,8 @@ func runServe(args []string, _ io.Reader, stdout, stderr io.Writer) error {
 	if err := errors.Join(errs...); err != nil {
 		return err
 	}
-	for i, run := range runs {
-		r := serveRun{Requests: run.Requests, Completed: run.Completed, Rejected: len(run.Rejections), Rejections: run.Rejections,
-			Summary: run.Summarize(), Passes: run.Passes, Replays: run.Replays, SimTimeS: run.SimTime.Seconds(),
-			WallS: run.Wall.Seconds(), Interrupted: run.Interrupted}
-		if *trace == "" {
-			r.Seed = uint64(i + 1)
-		}
-		out.Interrupted = out.Interrupted || run.Interrupted
-		out.Runs = append(out.Runs, r)
-	}
+	var notStarted []string
+	out.Runs, notStarted, out.Interrupted = serveRows(runs, *trace != "")
 	switch *format {
 	case "json":
 		if !*perf {
@@ -228,9 +250,42 @@ func runServe(args []string, _ io.Reader, stdout, stderr io.Writer) error {
 		printServe(stdout, out)
 	}
 	if err == nil && out.Interrupted {
-		err = errors.New("interrupted: the numbers above cover the requests finished so far")
+		msg := "interrupted: the numbers above cover the requests finished so far"
+		if len(notStarted) > 0 {
+			what := "seed"
+			if len(notStarted) > 1 {
+				what = "seeds"
+			}
+			msg += fmt.Sprintf("; %s %s never started and has no row", what, strings.Join(notStarted, ", "))
+			if len(out.Runs) == 0 {
+				msg = "interrupted before any run started: nothing measured"
+			}
+		}
+		err = errors.New(msg)
 	}
 	return err
+}
+
+// serveRows turns the runs into rows, seeds numbered from 1 unless the runs
+// replay a trace. A run interrupted before it did anything (a seed still
+// waiting for a CPU when Ctrl-C came) has no numbers: it gets no row and is
+// listed in notStarted instead, so that no row of zeros stands for it.
+func serveRows(runs []*serve.Run, trace bool) (rows []serveRun, notStarted []string, interrupted bool) {
+	for i, run := range runs {
+		interrupted = interrupted || run.Interrupted
+		if run.Interrupted && run.Iters == 0 && run.Completed == 0 && len(run.Rejections) == 0 {
+			notStarted = append(notStarted, strconv.Itoa(i+1))
+			continue
+		}
+		r := serveRun{Requests: run.Requests, Completed: run.Completed, Rejected: len(run.Rejections), Rejections: run.Rejections,
+			Summary: run.Summarize(), Passes: run.Passes, Replays: run.Replays, SimTimeS: run.SimTime.Seconds(),
+			WallS: run.Wall.Seconds(), Interrupted: run.Interrupted}
+		if !trace {
+			r.Seed = uint64(i + 1)
+		}
+		rows = append(rows, r)
+	}
+	return rows, notStarted, interrupted
 }
 
 // parseLength reads "N" or "MIN..MAX".
@@ -256,9 +311,9 @@ func printServe(w io.Writer, o serveOutput) {
 	case o.Trace != "":
 		fmt.Fprintf(w, ", trace %s\n", o.Trace)
 	case o.Baseline != "":
-		fmt.Fprintf(w, ", load %.2f of %s's %.4f req/s = %.4f req/s\n", o.Load, o.Baseline, o.BaselineRPS, o.RateRPS)
+		fmt.Fprintf(w, ", load %.4g of %s's %.4g req/s = %.4g req/s\n", o.Load, o.Baseline, o.BaselineRPS, o.RateRPS)
 	default:
-		fmt.Fprintf(w, ", %.4f req/s\n", o.RateRPS)
+		fmt.Fprintf(w, ", %.4g req/s\n", o.RateRPS)
 	}
 	if o.Approx.KVQuantum > 0 {
 		fmt.Fprintf(w, "approximate passes: decode contexts rounded to %d tokens\n", o.Approx.KVQuantum)
@@ -275,7 +330,7 @@ func printServe(w io.Writer, o serveOutput) {
 			fmt.Sprintf("%.3f/%.3f/%.3f", s.TTFTs.P50, s.TTFTs.P90, s.TTFTs.P99),
 			fmt.Sprintf("%.1f/%.1f/%.1f", s.TPOTms.P50, s.TPOTms.P90, s.TPOTms.P99),
 			fmt.Sprintf("%.3f/%.3f/%.3f", s.E2Es.P50, s.E2Es.P90, s.E2Es.P99),
-			fmt.Sprintf("%.3f", s.Queues.Mean), fmt.Sprintf("%.4f/%.4f", s.OfferedRPS, s.ThroughputRPS),
+			fmt.Sprintf("%.3f", s.Queues.Mean), fmt.Sprintf("%.4g/%.4g", s.OfferedRPS, s.ThroughputRPS),
 			fmt.Sprintf("%d (%d)", r.Passes, r.Replays), fmt.Sprintf("%.2fs", r.WallS))
 	}
 	t.write(w)
