@@ -57,20 +57,22 @@ func (c *config) readShares(withHBM, withHBF bool) shares {
 // kvSplit divides an operator's HBF-resident KV cache (totals over the
 // stacks) between Direct and Relay. With both routes it is the makespan
 // split of the bytes actually read (see balancedRelay), on the transfer
-// chunk grid of all stacks; with one route, that route's share of the
-// static rates.
+// chunk grid of all stacks; with one route, all of it over that route.
 func (c *config) kvSplit(spec *opSpec) (direct, relay unit.Bytes) {
 	if spec.kvHBF == 0 {
 		return 0, 0
 	}
-	if c.direct && c.relay {
+	switch {
+	case c.direct && c.relay:
 		relay = balancedRelay(spec.kvHBM, spec.kvHBF, c.seg*unit.Bytes(c.pairs))
 		return spec.kvHBF - relay, relay
+	case c.direct:
+		return spec.kvHBF, 0
 	}
-	s := c.readShares(spec.kvHBM > 0, true) // HBF KV shares the GPU-HBM link with HBM KV
-	s.hbm = 0
-	_, direct, relay = splitBytes(spec.kvHBF, s)
-	return direct, relay
+	// One route carries it all, however little of the GPU-HBM link the HBM
+	// KV leaves it (a static rate share of zero, an HBM array at or above
+	// the link rate, once dropped the HBF KV unread).
+	return 0, spec.kvHBF
 }
 
 // balancedRelay returns the part R of f bytes of HBF KV read over Relay
@@ -360,6 +362,7 @@ func (e *engine) onOpEnd(i int) {
 	spec := &e.pass.ops[i]
 	op := &e.ops[i]
 	e.changed()
+	e.checkConserved(i)
 	e.traceOp(i, "end")
 	e.st.account(spec, op, e.now)
 	e.releaseEarly(i)
