@@ -92,7 +92,7 @@ func TestLibraryIsEChartsVersion(t *testing.T) {
 	}
 	h := string(LibraryHTML())
 	if !strings.HasPrefix(h, "<script") || !strings.Contains(h, "(function(define,module,exports){") ||
-		!strings.HasSuffix(h, "}).call(window);</script>") {
+		!strings.HasSuffix(h, "})();</script>") {
 		t.Errorf("library not wrapped against RequireJS: %.120s ... %.60s", h, h[len(h)-60:])
 	}
 	if strings.Count(strings.ToLower(h), "</script") != 1 {
@@ -125,7 +125,7 @@ func TestSnippetBuilders(t *testing.T) {
 			t.Fatalf("%s: %v", tc.id, err)
 		}
 		s := string(h)
-		if !strings.HasPrefix(s, `<div class="dashlab-chart" id="`+tc.id+`" style="width:900px;height:480px;margin:8px 0 28px"></div>`) {
+		if !strings.HasPrefix(s, `<div class="dashlab-chart" id="`+tc.id+`" style="width:900px;height:480px;margin:8px 0 28px"><img class="dashlab-static" `) {
 			t.Errorf("%s: element: %.150s", tc.id, s)
 		}
 		for _, n := range tc.names {
@@ -139,7 +139,7 @@ func TestSnippetBuilders(t *testing.T) {
 		if strings.Contains(s, "__f__") || strings.Contains(s, `\"`) {
 			t.Errorf("%s: JavaScript function was not unquoted cleanly", tc.id)
 		}
-		if strings.Count(s, "<script") != 1 || !strings.Contains(s, `typeof echarts === "undefined"`) {
+		if strings.Count(s, "<script") != 1 || !strings.Contains(s, `typeof echarts !== "undefined"`) || !strings.Contains(s, "window.dashlabEChartsQueue") {
 			t.Errorf("%s: expected one guarded script", tc.id)
 		}
 	}

@@ -89,6 +89,15 @@ func (f Figure) HTML() (template.HTML, error) {
 	return template.HTML(b.String()), nil
 }
 
+// Parts renders the figure for a notebook as a list of outputs, in order: its title
+// and caption, each chart (which Bundles makes a bundle with its static image), its
+// tables, rows and notes. Unlike HTML, no element wraps them, so that each chart can be
+// an output of its own.
+func (f Figure) Parts() ([]template.HTML, error) {
+	parts, _, err := f.parts(true)
+	return parts, err
+}
+
 // Figure adds a figure to the page as a new section headed by its title.
 func (p *Page) Figure(f Figure) *Page {
 	if p.err != nil {

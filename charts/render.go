@@ -1,6 +1,7 @@
 package charts
 
 import (
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -34,21 +35,50 @@ var (
 	scriptOpenRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^<script type="text/javascript">`) })
 )
 
-// Snippet renders one chart as HTML: a <div class="dashlab-chart"> element followed by
-// the <script> that draws it, without the ECharts library (see LibraryHTML). If the
-// library is not on the page when the script runs, the element shows a message saying so
-// instead of staying blank.
+// Snippet renders one chart as HTML: a <div class="dashlab-chart"> element holding the
+// chart's static image (StaticOf: an <img> of its SVG, drawn by ECharts without a
+// browser), followed by the <script> that replaces the image with the interactive chart,
+// without the ECharts library (see LibraryHTML). Where scripts do not run (an untrusted
+// notebook, an exported page with JavaScript off, a viewer that strips scripts, a PDF)
+// the image stays; if the library never comes, the image stays and the element says why
+// (data-dashlab-error).
 //
 // It never panics: a panic inside go-echarts (its templates panic on errors, a chart that
 // was not made with its New... constructor panics too) comes back as an error, and so does
 // an option that cannot be encoded as JSON (NaN or ±Inf in the data, for example).
-func Snippet(c Chart) (out template.HTML, err error) {
+func Snippet(c Chart) (template.HTML, error) {
+	p, err := snippetParts(c)
+	if err != nil {
+		return "", err
+	}
+	st, err := drawStatic(p.body, p.style)
+	if err != nil {
+		return "", err
+	}
+	return template.HTML(chartHTML(p.id, p.style, p.body, &st)), nil
+}
+
+// InteractiveSnippet is Snippet without the static image: the element and its script
+// only (the states of a precomputed slider, which show one static image for all).
+func InteractiveSnippet(c Chart) (template.HTML, error) {
+	p, err := snippetParts(c)
+	if err != nil {
+		return "", err
+	}
+	return template.HTML(chartHTML(p.id, p.style, p.body, nil)), nil
+}
+
+// parts are a go-echarts chart's element id and style, and its script's body.
+type parts struct{ id, style, body string }
+
+// snippetParts renders a chart with go-echarts and takes its snippet apart.
+func snippetParts(c Chart) (out parts, err error) {
 	if c == nil {
-		return "", errors.New("charts: Snippet of a nil chart")
+		return parts{}, errors.New("charts: Snippet of a nil chart")
 	}
 	defer func() {
 		if r := recover(); r != nil {
-			out, err = "", fmt.Errorf("charts: rendering the chart failed: %v", r)
+			out, err = parts{}, fmt.Errorf("charts: rendering the chart failed: %v", r)
 		}
 	}()
 	s := c.RenderSnippet()
@@ -59,42 +89,58 @@ func Snippet(c Chart) (out template.HTML, err error) {
 				cause = jerr.Error()
 			}
 		}
-		return "", fmt.Errorf("charts: the chart's option could not be encoded as JSON (NaN or Inf in the data?): %s", cause)
+		return parts{}, fmt.Errorf("charts: the chart's option could not be encoded as JSON (NaN or Inf in the data?): %s", cause)
 	}
 	m := elementRE().FindStringSubmatch(s.Element)
 	if m == nil {
-		return "", fmt.Errorf("charts: unexpected go-echarts element %.200q (chart IDs may use only letters, digits and _)", s.Element)
+		return parts{}, fmt.Errorf("charts: unexpected go-echarts element %.200q (chart IDs may use only letters, digits and _)", s.Element)
 	}
 	id, style := m[1], html.UnescapeString(m[2])
 	script := strings.TrimSpace(s.Script)
 	if !scriptOpenRE().MatchString(script) || !strings.HasSuffix(script, "</script>") {
-		return "", fmt.Errorf("charts: unexpected go-echarts script %.200q", script)
+		return parts{}, fmt.Errorf("charts: unexpected go-echarts script %.200q", script)
 	}
 	body := strings.TrimSuffix(scriptOpenRE().ReplaceAllString(script, ""), "</script>")
-	return template.HTML(chartHTML(id, style, body)), nil
+	return parts{id, style, body}, nil
 }
 
 // chartHTML wraps a go-echarts script body (which declares `let goecharts_ID`) in a
 // function, so that showing the same output twice in one page (a notebook re-rendering a
-// cell) does not redeclare globals, and guards it against a missing library.
-func chartHTML(id, style, body string) string {
+// cell) does not redeclare globals, and runs it once the library is there: at once when
+// it is, after it has loaded when its loader is still at work (LibraryHTML decompresses
+// it), never when neither (then the static image stays and the element says why).
+func chartHTML(id, style, body string, st *Static) string {
 	idJS, _ := json.Marshal(id)
 	var b strings.Builder
 	// The margin keeps a chart's legend (at its bottom edge) apart from the title of the
 	// chart below it, in a page and in a notebook alike.
 	style = strings.TrimSuffix(strings.TrimSpace(style), ";") + ";margin:8px 0 28px"
-	fmt.Fprintf(&b, `<div class="dashlab-chart" id="%s" style="%s"></div>`+"\n", template.HTMLEscapeString(id), template.HTMLEscapeString(style))
+	fmt.Fprintf(&b, `<div class="dashlab-chart" id="%s" style="%s">`, template.HTMLEscapeString(id), template.HTMLEscapeString(style))
+	if st != nil {
+		b.WriteString(staticImg(*st, style))
+	}
+	b.WriteString("</div>\n")
 	b.WriteString(`<script type="text/javascript">(function () {` + "\n")
 	fmt.Fprintf(&b, `var el = document.getElementById(%s);`+"\n", idJS)
 	b.WriteString(`if (!el) { return; }` + "\n")
-	b.WriteString(`if (typeof echarts === "undefined") {` + "\n" +
-		`  el.setAttribute("data-dashlab-error", "echarts library not loaded");` + "\n" +
-		`  el.innerHTML = '<p style="color:#a50e0e;background:#fce8e6;padding:8px;font-family:sans-serif">` +
-		`Chart not drawn: the ECharts library is not on this page. In a notebook, run the cell that shows charts.LibraryHTML() first.</p>';` + "\n" +
-		`  return;` + "\n" + `}` + "\n")
+	b.WriteString(`var draw = function (echarts) {` + "\n" + `el.innerHTML = "";` + "\n")
 	b.WriteString(escapeInlineScript(body))
-	b.WriteString("\n})();</script>")
+	b.WriteString("\n};\n")
+	b.WriteString(`if (typeof echarts !== "undefined") { draw(echarts); }` + "\n" +
+		`else if (window.dashlabEChartsQueue) { window.dashlabEChartsQueue.push(draw); }` + "\n" +
+		`else { el.setAttribute("data-dashlab-error", "echarts library not loaded"); el.title = ` +
+		`"Static image: the ECharts library is not on this page (in a notebook, run the cell that shows charts.LibraryHTML() first)"; }` + "\n")
+	b.WriteString("})();</script>")
 	return b.String()
+}
+
+// staticImg is the static image of a chart as an <img> with the SVG inline as a data URI
+// (kept by the sanitizers of untrusted notebooks, which drop <svg> elements), its text
+// line as the alternative text, at the element's size.
+func staticImg(st Static, style string) string {
+	w, h := chartSize(style)
+	return fmt.Sprintf(`<img class="dashlab-static" alt="%s" width="%d" height="%d" style="display:block;max-width:100%%;height:auto" src="data:image/svg+xml;base64,%s">`,
+		template.HTMLEscapeString(st.Text), w, h, base64.StdEncoding.EncodeToString([]byte(st.SVG)))
 }
 
 // Render is Snippet for a builder's results: it passes a builder's error on and renders

@@ -3,8 +3,10 @@ package nb
 import (
 	"fmt"
 	"html/template"
+	"strings"
 
 	"github.com/janpfeifer/gonb/gonbui"
+	"github.com/janpfeifer/gonb/gonbui/protocol"
 
 	"github.com/dashlab/dashlab/charts"
 	"github.com/dashlab/dashlab/dash/unit"
@@ -20,17 +22,54 @@ import (
 func Library() { Show(charts.LibraryHTML()+charts.NotebookStyle, nil) }
 
 // Show displays HTML from package charts (Snippet, Render, HTMLTable, ...); an error
-// fails the cell.
+// fails the cell. Each chart in it is an output of its own, a MIME bundle (see
+// charts.Bundles): the interactive chart with its static image as text/html, the same
+// image as image/svg+xml, and a line of text/plain. A saved notebook then shows every
+// chart wherever it is opened: trusted (interactive), untrusted, exported with scripts
+// off, in a viewer that strips scripts or one that only shows images or text.
 func Show(html template.HTML, err error) {
 	Must(0, err)
-	gonbui.DisplayHTML(string(html))
+	for _, b := range charts.Bundles(html) {
+		display(b)
+	}
 	gonbui.Sync()
 }
 
-// ShowFig displays a figure: its charts, tables and paper-vs-simulated rows.
+// ShowFig displays a figure: its title and caption, its charts (each a MIME bundle, as
+// Show displays them), tables and paper-vs-simulated rows.
 func ShowFig(f charts.Figure, err error) {
 	Must(0, err)
-	Show(f.HTML())
+	parts := Must(f.Parts())
+	var text strings.Builder // the parts between charts, shown together
+	flush := func() {
+		if text.Len() > 0 {
+			display(charts.Bundle{HTML: template.HTML(text.String())})
+			text.Reset()
+		}
+	}
+	for _, p := range parts {
+		for _, b := range charts.Bundles(p) {
+			if b.SVG == "" {
+				text.WriteString(string(b.HTML) + "\n")
+				continue
+			}
+			flush()
+			display(b)
+		}
+	}
+	flush()
+	gonbui.Sync()
+}
+
+// display sends one output to the notebook (a variable, so that the tests can read
+// what Show and ShowFig display).
+var display = func(b charts.Bundle) {
+	data := map[protocol.MIMEType]any{protocol.MIMETextHTML: string(b.HTML)}
+	if b.SVG != "" {
+		data[protocol.MIMEImageSVG] = b.SVG
+		data[protocol.MIMETextPlain] = b.Text
+	}
+	gonbui.SendData(&protocol.DisplayData{Data: data})
 }
 
 // MD displays Markdown text as it is: a computed note (reproduce.ArrayBoundNote, ...)

@@ -1,0 +1,63 @@
+package charts
+
+import (
+	"html/template"
+	"strings"
+	"testing"
+)
+
+// A figure's parts split into one bundle per chart, with the chart's SVG and text line,
+// and bundles of HTML alone between them.
+func TestBundlesOfFigureParts(t *testing.T) {
+	f := Figure{ID: "bt", Title: "Two charts", Caption: "cap", Charts: []Chart{exampleBar(t), exampleLines(t)},
+		Tables: []template.HTML{"<table><tr><td>x</td></tr></table>"}}
+	parts, err := f.Parts()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var all []Bundle
+	for _, p := range parts {
+		all = append(all, Bundles(p)...)
+	}
+	var charts, other int
+	for _, b := range all {
+		if b.SVG != "" {
+			charts++
+			if !strings.HasPrefix(b.SVG, "<svg") || !strings.HasPrefix(b.Text, `Chart "Example`) || strings.Count(string(b.HTML), "<script") != 1 {
+				t.Errorf("chart bundle: svg %.20q, text %q", b.SVG, b.Text)
+			}
+		} else {
+			other++
+			if strings.Contains(string(b.HTML), "dashlab-chart") {
+				t.Errorf("a chart in a bundle without SVG: %.100s", b.HTML)
+			}
+		}
+	}
+	if charts != 2 || other != 3 { // title, caption, table
+		t.Errorf("%d chart bundles and %d others, want 2 and 3", charts, other)
+	}
+}
+
+// HTML with several charts at top level splits between them; HTML that wraps a chart in
+// an element stays one bundle.
+func TestBundlesSplitOnlyAtTopLevel(t *testing.T) {
+	a, err := Snippet(exampleBar(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := Snippet(exampleScatter(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := Bundles("<p>before</p>" + a + "<p>between</p>" + b)
+	if len(got) != 4 || got[0].SVG != "" || got[1].SVG == "" || got[2].SVG != "" || got[3].SVG == "" {
+		t.Errorf("split into %d bundles", len(got))
+	}
+	wrapped := Bundles("<div>" + a + "</div>")
+	if len(wrapped) != 1 || wrapped[0].SVG != "" {
+		t.Errorf("a wrapped chart split into %d bundles", len(wrapped))
+	}
+	if len(Bundles("  \n")) != 0 {
+		t.Error("white space made a bundle")
+	}
+}
