@@ -15,7 +15,7 @@ import (
 // DecodeStrict decodes one YAML document from r into v, refusing any key that
 // v does not declare (yaml.v3 KnownFields), any integer field given a
 // non-integer ("batch: 4.9"), any second document and any input over
-// safeio.MaxInputBytes (4 MiB). The error names the source, the line and the offending
+// safeio.MaxInputBytes (1 MiB). The error names the source, the line and the offending
 // field.
 func DecodeStrict(r io.Reader, source string, v any) error {
 	data, err := safeio.ReadAll(r, source, safeio.MaxInputBytes)

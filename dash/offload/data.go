@@ -17,7 +17,7 @@ import (
 // outside is a unit slip or a damaged file, refused with its file, line and
 // column.
 const (
-	// MaxDataBytes bounds a host-data file (4 MiB; the shipped ones are
+	// MaxDataBytes bounds a host-data file (1 MiB; the shipped ones are
 	// under 1 KB); MaxDataLineBytes one of its lines (64 KiB).
 	MaxDataBytes     = safeio.MaxInputBytes
 	MaxDataLineBytes = safeio.MaxLineBytes

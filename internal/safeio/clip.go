@@ -13,15 +13,14 @@ const MaxEcho = 64
 // Clip returns s when it is at most MaxEcho bytes, otherwise its first
 // MaxEcho bytes (cut at a rune boundary) followed by "..." and its size,
 // so that an error can name a value without repeating megabytes of it.
-func Clip(s string) string {
-	if len(s) <= MaxEcho {
+func Clip(s string) string { return ClipTo(s, MaxEcho) }
+
+// ClipTo is Clip with a limit of n bytes.
+func ClipTo(s string, n int) string {
+	if len(s) <= n {
 		return s
 	}
-	cut := MaxEcho
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
-	}
-	return fmt.Sprintf("%s... (%d bytes)", s[:cut], len(s))
+	return fmt.Sprintf("%s... (%d bytes)", s[:cut(s, n)], len(s))
 }
 
 // Quote is strconv.Quote of Clip(s): a value in an error message, quoted
@@ -30,9 +29,13 @@ func Quote(s string) string {
 	if len(s) <= MaxEcho {
 		return strconv.Quote(s)
 	}
-	cut := MaxEcho
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
+	return fmt.Sprintf("%s... (%d bytes)", strconv.Quote(s[:cut(s, MaxEcho)]), len(s))
+}
+
+// cut is the largest rune boundary of s at or below n.
+func cut(s string, n int) int {
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
 	}
-	return fmt.Sprintf("%s... (%d bytes)", strconv.Quote(s[:cut]), len(s))
+	return n
 }

@@ -30,14 +30,18 @@
 // varies slowest); the axes of a zip group advance together as one; where
 // conditions ("PATH OP VALUE", OP one of == != < <= > >=) keep only the points
 // that meet all of them. Every value is decoded into the field's type (units
-// required where the field has them) and every point is validated before
-// anything runs; errors name the axis and the value, or the point.
+// required where the field has them; an integer field takes integers only)
+// and every point the conditions keep is validated before anything runs;
+// errors name the axis and the value, or the point. A spec has at most
+// [Bounds].Axes axes and [Bounds].Conditions conditions, at most
+// [Bounds].Points points and values of at most [Bounds].Label bytes.
 //
 // # Rows
 //
 // Running a point gives one [Row]: its index in the sweep, a stable key (a
 // hash of the base experiment, the kind and the point's axis values, so it
-// survives reordering and growing the axes), the axis values, the kind's
+// survives reordering and growing the axes), the sweep's id ([Plan.ID]: a
+// hash of the base and every point), the axis values, the kind's
 // metrics (units in the column names) and a status with an error message for
 // points that do not fit or fail: a failed point never stops the sweep.
 // [Plan.Run] runs points in parallel (one goroutine per simulation, so every
@@ -51,9 +55,12 @@
 // atomically, when the last point is done. Re-running the same sweep into the
 // same file skips the points already there, after dropping a torn last row,
 // so a sweep killed at any moment resumes into the file an uninterrupted run
-// would have written. A [Shard] i/n runs a deterministic 1/n of the points,
-// balanced by the kind's cost estimate; [Merge] joins shard files and checks
-// that every point of the sweep is present exactly once.
+// would have written; a file that is not the sweep's is refused untouched,
+// and lines are read within [MaxRowBytes]. A run or a merge holds a lock on
+// its output for as long as it writes it. A [Shard] i/n (n at most
+// [MaxShards]) runs a deterministic 1/n of the points, balanced by the
+// kind's cost estimate; [Merge] joins shard files and checks that they are
+// of one sweep and that every point of it is present exactly once.
 //
 // From Go, [New] builds the same spec ([Builder.Axis], [Builder.Range],
 // [Builder.Zip], [Builder.Where]) and [Collect] returns a [Table] whose rows

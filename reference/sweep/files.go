@@ -49,7 +49,7 @@ func ReadRows(path string, fn func(Row) error) (Header, error) {
 	if format == FormatParquet {
 		return readParquet(path, fn)
 	}
-	s, err := scanLines(path, lineFormatOf(format), fn)
+	s, err := scanLines(path, lineFormatOf(format), nil, fn)
 	if err != nil {
 		return Header{}, err
 	}

@@ -229,14 +229,11 @@ func TestTableFindAndHeat(t *testing.T) {
 func TestRunFileLocked(t *testing.T) {
 	p := compileYAML(t, tinySpec)
 	path := filepath.Join(t.TempDir(), "locked.csv")
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE, 0o644)
+	release, err := lockOutput(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer f.Close()
-	if err := lockFile(f); err != nil {
-		t.Fatal(err)
-	}
+	defer release()
 	if _, err := RunFile(context.Background(), p, path, RunOptions{}); err == nil || !strings.Contains(err.Error(), "another run") {
 		t.Errorf("a second run into a locked file: %v", err)
 	}

@@ -12,6 +12,8 @@ import (
 	"os"
 	"strconv"
 	"strings"
+
+	"github.com/dashlab/dashlab/internal/safeio"
 )
 
 // lineFormat is a text format with one row per line (CSV, JSONL).
@@ -25,6 +27,19 @@ type lineFormat interface {
 	parseHeader(line string) (Header, bool, error)
 	// decode reads one row.
 	decode(h Header, line string) (Row, error)
+	// tornFirst reports whether text, the first line of a file cut short
+	// (no newline), can be the beginning of a file of this shape: a
+	// header (or first row) torn by a kill, not another file.
+	tornFirst(h Header, text string) bool
+}
+
+func (csvFormat) tornFirst(h Header, text string) bool {
+	return strings.HasPrefix(csvFormat{}.header(h), text)
+}
+
+func (jsonlFormat) tornFirst(_ Header, text string) bool {
+	const start = `{"point":`
+	return strings.HasPrefix(start, text) || strings.HasPrefix(text, start)
 }
 
 func formatFloat(f float64) string {
@@ -55,8 +70,11 @@ func csvLine(cells []string) string {
 
 func (csvFormat) header(h Header) string { return csvLine(h.Columns()) }
 
-func (csvFormat) encode(_ Header, r Row) string {
+func (csvFormat) encode(h Header, r Row) string {
 	cells := []string{strconv.Itoa(r.Point), r.Key, strconv.Itoa(r.Points)}
+	if !h.Legacy {
+		cells = append(cells, r.Sweep)
+	}
 	cells = append(cells, r.Values...)
 	for _, m := range r.Metrics {
 		cells = append(cells, formatFloat(m))
@@ -95,18 +113,21 @@ func rowFromCells(h Header, cells []string) (Row, error) {
 	var r Row
 	var err error
 	if r.Point, err = strconv.Atoi(cells[0]); err != nil {
-		return Row{}, fmt.Errorf("point %q: %v", cells[0], err)
+		return Row{}, fmt.Errorf("point %s: not an integer", safeio.Quote(cells[0]))
 	}
 	r.Key = cells[1]
 	if r.Points, err = strconv.Atoi(cells[2]); err != nil {
-		return Row{}, fmt.Errorf("sweep_points %q: %v", cells[2], err)
+		return Row{}, fmt.Errorf("sweep_points %s: %v", safeio.Quote(cells[2]), err)
 	}
-	na := len(h.Axes)
-	r.Values = cells[3 : 3+na]
-	for i, c := range cells[3+na : 3+na+len(h.Metrics)] {
+	if !h.Legacy {
+		r.Sweep = cells[3]
+	}
+	na, f0 := len(h.Axes), h.fixed()
+	r.Values = cells[f0 : f0+na]
+	for i, c := range cells[f0+na : f0+na+len(h.Metrics)] {
 		f, err := parseFloat(c)
 		if err != nil {
-			return Row{}, fmt.Errorf("%s %q: %v", h.Metrics[i], c, err)
+			return Row{}, fmt.Errorf("%s %s: not a number", h.Metrics[i], safeio.Quote(c))
 		}
 		r.Metrics = append(r.Metrics, f)
 	}
@@ -122,7 +143,7 @@ func (r Row) check() error {
 	case r.Key == "":
 		return errors.New("empty key")
 	case r.Status != StatusOK && r.Status != StatusDoesNotFit && r.Status != StatusFailed:
-		return fmt.Errorf("status %q: want ok, does_not_fit or failed", r.Status)
+		return fmt.Errorf("status %s: want ok, does_not_fit or failed", safeio.Quote(r.Status))
 	}
 	return nil
 }
@@ -141,6 +162,9 @@ func jsonString(s string) string {
 func (jsonlFormat) encode(h Header, r Row) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, `{"point":%d,"key":%s,"sweep_points":%d`, r.Point, jsonString(r.Key), r.Points)
+	if !h.Legacy {
+		fmt.Fprintf(&b, `,"sweep":%s`, jsonString(r.Sweep))
+	}
 	for i, a := range h.Axes {
 		fmt.Fprintf(&b, ",%s:%s", jsonString(a), jsonString(r.Values[i]))
 	}
@@ -205,7 +229,7 @@ func (jsonlFormat) decode(h Header, line string) (Row, error) {
 	cells := make([]string, len(cols))
 	for i, k := range keys {
 		if k != cols[i] {
-			return Row{}, fmt.Errorf("field %d is %q, want %q", i+1, k, cols[i])
+			return Row{}, fmt.Errorf("field %d is %s, want %q", i+1, safeio.Quote(k), cols[i])
 		}
 		switch v := vals[i].(type) {
 		case nil:
@@ -215,7 +239,7 @@ func (jsonlFormat) decode(h Header, line string) (Row, error) {
 		case json.Number:
 			cells[i] = v.String()
 		default:
-			return Row{}, fmt.Errorf("field %q: not a string or number", k)
+			return Row{}, fmt.Errorf("field %s: not a string or number", safeio.Quote(k))
 		}
 	}
 	return rowFromCells(h, cells)
@@ -233,9 +257,15 @@ type lineScan struct {
 }
 
 // scanLines reads a CSV or JSONL sweep file, handing each complete row to
-// fn. A last line without its newline, or that does not parse, is a torn
-// row (reported, not handed over); a bad line before the last is an error.
-func scanLines(path string, lf lineFormat, fn func(Row) error) (lineScan, error) {
+// fn. A last line without its newline is torn (a run killed while writing
+// it): it is reported, not handed over. On the first line that means a
+// torn header, and only when want (the shape of the sweep about to resume
+// the file; nil when only reading) says the line can begin such a file:
+// otherwise the file is refused as not a sweep file, so that no other
+// file is ever truncated. Any other line that does not parse, or is over
+// MaxRowBytes, is an error: the file is damaged. Lines are read within
+// MaxRowBytes whatever their length.
+func scanLines(path string, lf lineFormat, want *Header, fn func(Row) error) (lineScan, error) {
 	var s lineScan
 	f, err := os.Open(path)
 	if err != nil {
@@ -243,51 +273,75 @@ func scanLines(path string, lf lineFormat, fn func(Row) error) (lineScan, error)
 	}
 	defer f.Close()
 	br := bufio.NewReaderSize(f, 1<<16)
+	var buf []byte
 	var off int64
-	lineNo := 0
-	var badErr error
-	for {
-		line, err := br.ReadString('\n')
-		if err == io.EOF {
-			if line != "" {
-				s.torn = true
+	for lineNo := 1; ; lineNo++ {
+		buf = buf[:0]
+		var n int64
+		complete, tooLong := false, false
+		for {
+			chunk, err := br.ReadSlice('\n')
+			n += int64(len(chunk))
+			if !tooLong && len(buf)+len(chunk) <= MaxRowBytes+1 {
+				buf = append(buf, chunk...)
+			} else {
+				tooLong = true
 			}
-			break
-		}
-		if err != nil {
+			if errors.Is(err, bufio.ErrBufferFull) {
+				continue
+			}
+			if err == nil {
+				complete = true
+				break
+			}
+			if errors.Is(err, io.EOF) {
+				break
+			}
 			return s, err
 		}
-		lineNo++
-		if badErr != nil { // a bad line followed by another: corrupt, not torn
-			return s, badErr
+		if n == 0 {
+			break // end of file
 		}
-		text := strings.TrimSuffix(line, "\n")
+		text := strings.TrimSuffix(string(buf), "\n")
+		if !complete { // the last line, cut short
+			if !s.hasHeader && (tooLong || want == nil || !lf.tornFirst(*want, text)) {
+				return s, notSweepFile(path, text, tooLong)
+			}
+			s.torn = true
+			break
+		}
+		if tooLong {
+			return s, fmt.Errorf("%s: line %d: longer than %d bytes: not a row of a sweep file", path, lineNo, MaxRowBytes)
+		}
 		if !s.hasHeader {
 			h, isHeader, err := lf.parseHeader(text)
 			if err != nil {
-				badErr = fmt.Errorf("%s: line %d: %v", path, lineNo, err)
-				continue
+				return s, notSweepFile(path, text, false)
 			}
 			s.header, s.hasHeader = h, true
 			if isHeader {
-				off += int64(len(line))
+				off += n
 				s.good = off
 				continue
 			}
 		}
 		r, err := lf.decode(s.header, text)
 		if err != nil {
-			badErr = fmt.Errorf("%s: line %d: %v", path, lineNo, err)
-			continue
+			return s, fmt.Errorf("%s: line %d: %v (the file is damaged: a run stopped while writing leaves only its last line incomplete)", path, lineNo, err)
 		}
 		if err := fn(r); err != nil {
 			return s, err
 		}
-		off += int64(len(line))
+		off += n
 		s.good = off
 	}
-	if badErr != nil {
-		s.torn = true
-	}
 	return s, nil
+}
+
+// notSweepFile refuses a file whose first line cannot begin a sweep file.
+func notSweepFile(path, first string, tooLong bool) error {
+	if tooLong {
+		return fmt.Errorf("%s: not a sweep file (its first line is longer than %d bytes): use another output file", path, MaxRowBytes)
+	}
+	return fmt.Errorf("%s: not a sweep file (its first line is %s): use another output file", path, safeio.Quote(first))
 }

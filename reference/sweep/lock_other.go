@@ -2,7 +2,5 @@
 
 package sweep
 
-import "os"
-
-// lockFile is a no-op where advisory locks are not available.
-func lockFile(*os.File) error { return nil }
+// lockOutput is a no-op where advisory locks are not available.
+func lockOutput(string) (func(), error) { return func() {}, nil }

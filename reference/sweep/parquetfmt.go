@@ -17,8 +17,8 @@ const parquetColumnsKey = "dashlab.sweep.columns"
 // parquetRowGroup is the number of rows buffered per row group.
 const parquetRowGroup = 8192
 
-// parquetWriter writes rows to a Parquet file: point, key and sweep_points
-// as INT64 and strings, the axes as strings, the metrics as optional
+// parquetWriter writes rows to a Parquet file: point, key, sweep_points and
+// sweep as INT64 and strings, the axes as strings, the metrics as optional
 // doubles (null: no value), status and error as strings.
 type parquetWriter struct {
 	w       *parquet.Writer
@@ -31,6 +31,9 @@ type parquetWriter struct {
 func newParquetWriter(out io.Writer, h Header) (*parquetWriter, error) {
 	group := parquet.Group{colPoint: parquet.Int(64), colKey: parquet.String(), colPoints: parquet.Int(64),
 		colStatus: parquet.String(), colError: parquet.String()}
+	if !h.Legacy {
+		group[colSweep] = parquet.String()
+	}
 	for _, a := range h.Axes {
 		group[a] = parquet.String()
 	}
@@ -57,6 +60,9 @@ func (pw *parquetWriter) Write(r Row) error {
 	row = append(row, parquet.Int64Value(int64(r.Point)).Level(0, 0, pw.index[colPoint]))
 	str(colKey, r.Key)
 	row = append(row, parquet.Int64Value(int64(r.Points)).Level(0, 0, pw.index[colPoints]))
+	if !pw.h.Legacy {
+		str(colSweep, r.Sweep)
+	}
 	for i, a := range pw.h.Axes {
 		str(a, r.Values[i])
 	}

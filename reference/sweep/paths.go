@@ -2,6 +2,7 @@ package sweep
 
 import (
 	"fmt"
+	"path/filepath"
 	"reflect"
 	"sort"
 	"strings"
@@ -139,4 +140,10 @@ func keysOf(t reflect.Type) []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// lockPath is the lock file of an output (see lockOutput).
+func lockPath(path string) string {
+	dir, base := filepath.Split(path)
+	return filepath.Join(dir, "."+base+".lock")
 }

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"slices"
 	"strings"
+
+	"github.com/dashlab/dashlab/internal/safeio"
 )
 
 // Row statuses.
@@ -22,9 +24,19 @@ const (
 	colPoint  = "point"
 	colKey    = "key"
 	colPoints = "sweep_points"
+	colSweep  = "sweep"
 	colStatus = "status"
 	colError  = "error"
 )
+
+// MaxRowBytes bounds one row as a line of a CSV or JSONL file (1 MiB): at
+// most 64 axis values of 1 KiB, the metrics and an error cut to 1 KiB fit
+// well inside it. A longer line is not a row of a sweep file; it is refused
+// (or, as the torn last line of a killed run, dropped) without being held.
+const MaxRowBytes = 1 << 20
+
+// maxErrorText bounds a row's error message (1 KiB, cut with its length).
+const maxErrorText = 1 << 10
 
 // Row is one point's outcome.
 type Row struct {
@@ -32,6 +44,10 @@ type Row struct {
 	Point, Points int
 	// Key is the point's stable key.
 	Key string
+	// Sweep identifies the sweep (its ID: the base and every point), so
+	// that rows of two sweeps are never taken for one; empty in files
+	// written before the column existed (Header.Legacy).
+	Sweep string
 	// Values are the axis values, in the header's axis order.
 	Values []string
 	// Metrics are the metric values in the header's order (NaN: none).
@@ -48,22 +64,40 @@ type Row struct {
 type Header struct {
 	// Axes are the axes' paths; Metrics the metric columns.
 	Axes, Metrics []string
+	// Legacy is a file written before rows named their sweep (no sweep
+	// column): it is read, resumed and merged in its own layout.
+	Legacy bool
 }
 
 // Header returns the plan's row shape.
 func (p *Plan) Header() Header { return Header{Axes: p.Axes(), Metrics: p.Metrics()} }
 
-// Columns lists a file's columns: point, key, sweep_points, the axes, the
-// metrics, status and error.
+// Columns lists a file's columns: point, key, sweep_points, sweep (unless
+// Legacy), the axes, the metrics, status and error.
 func (h Header) Columns() []string {
 	out := []string{colPoint, colKey, colPoints}
+	if !h.Legacy {
+		out = append(out, colSweep)
+	}
 	out = append(out, h.Axes...)
 	out = append(out, h.Metrics...)
 	return append(out, colStatus, colError)
 }
 
+// fixed is the number of columns before the axes.
+func (h Header) fixed() int {
+	if h.Legacy {
+		return 3
+	}
+	return 4
+}
+
 // Equal reports whether two headers have the same columns.
-func (h Header) Equal(o Header) bool {
+func (h Header) Equal(o Header) bool { return h.sameShape(o) && h.Legacy == o.Legacy }
+
+// sameShape reports whether two headers have the same axes and metrics,
+// whatever their layout.
+func (h Header) sameShape(o Header) bool {
 	return slices.Equal(h.Axes, o.Axes) && slices.Equal(h.Metrics, o.Metrics)
 }
 
@@ -72,15 +106,27 @@ func (h Header) Equal(o Header) bool {
 func headerFromColumns(cols []string) (Header, error) {
 	n := len(cols)
 	if n < 5 || cols[0] != colPoint || cols[1] != colKey || cols[2] != colPoints || cols[n-2] != colStatus || cols[n-1] != colError {
-		return Header{}, errors.New("not a sweep file: want columns point, key, sweep_points, the axes, the metrics, status, error; have " + strings.Join(cols, ", "))
+		shown := cols
+		if len(shown) > 8 {
+			shown = append(slices.Clone(shown[:8]), "...")
+		}
+		for i := range shown {
+			shown[i] = safeio.Clip(shown[i])
+		}
+		return Header{}, errors.New("not a sweep file: want columns point, key, sweep_points, sweep, the axes, the metrics, status, error; have " + strings.Join(shown, ", "))
 	}
-	mid := cols[3 : n-2]
+	h := Header{Legacy: cols[3] != colSweep}
+	mid := cols[h.fixed() : n-2]
 	for _, k := range KindNames() {
 		kd, _ := kindByName(k)
 		m := kd.Metrics()
 		if len(mid) > len(m) && slices.Equal(mid[len(mid)-len(m):], m) {
-			return Header{Axes: slices.Clone(mid[:len(mid)-len(m)]), Metrics: slices.Clone(m)}, nil
+			h.Axes, h.Metrics = slices.Clone(mid[:len(mid)-len(m)]), slices.Clone(m)
+			return h, nil
 		}
 	}
-	return Header{}, errors.New("columns " + strings.Join(mid, ", ") + ": no known kind's metrics at the end")
+	return Header{}, errors.New("columns " + safeio.Clip(strings.Join(mid, ", ")) + ": no known kind's metrics at the end")
 }
+
+// clipError cuts a row's error message to maxErrorText bytes.
+func clipError(s string) string { return safeio.ClipTo(s, maxErrorText) }

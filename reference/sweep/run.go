@@ -150,7 +150,7 @@ func (p *Plan) todo(opts RunOptions) ([]int, error) {
 // reports false for a point that ctx interrupted: its row is not a result.
 func (p *Plan) runPoint(ctx context.Context, i int) (row Row, ok bool) {
 	pt, err := p.Point(i)
-	row = Row{Point: i, Points: p.Len(), Key: pt.Key, Values: pt.Labels}
+	row = Row{Point: i, Points: p.Len(), Key: pt.Key, Sweep: p.id, Values: pt.Labels}
 	nan := func() []float64 {
 		m := make([]float64, len(p.kind.Metrics()))
 		for j := range m {
@@ -160,7 +160,7 @@ func (p *Plan) runPoint(ctx context.Context, i int) (row Row, ok bool) {
 	}
 	defer func() {
 		if r := recover(); r != nil {
-			row.Metrics, row.Status, row.Error, row.Result, ok = nan(), StatusFailed, fmt.Sprintf("panic: %v", r), nil, true
+			row.Metrics, row.Status, row.Error, row.Result, ok = nan(), StatusFailed, clipError(oneLine(fmt.Errorf("panic: %v", r))), nil, true
 		}
 	}()
 	var out Outcome
@@ -174,7 +174,7 @@ func (p *Plan) runPoint(ctx context.Context, i int) (row Row, ok bool) {
 		return row, false
 	}
 	if err != nil {
-		row.Metrics, row.Status, row.Error = nan(), statusOf(err), oneLine(err)
+		row.Metrics, row.Status, row.Error = nan(), statusOf(err), clipError(oneLine(err))
 		return row, true
 	}
 	row.Metrics, row.Status, row.Result = out.Metrics, StatusOK, out.Result

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math"
 	"reflect"
 
 	"github.com/dashlab/dashlab/dash"
@@ -27,10 +26,14 @@ var ServingMetrics = []string{"offered_req_per_s", "throughput_req_per_s", "ttft
 type Serving struct {
 	// Load is the offered load: Poisson arrivals, in requests per second
 	// (required; Table III's loads are fractions of a baseline's saturation
-	// throughput, which `dashlab serve` measures).
+	// throughput, which `dashlab serve` measures). Range: serve.MinRate of
+	// the requests (2 x requests / 1e9 s, so that every arrival falls
+	// within serve.MaxArrivalSeconds) to serve.MaxRate (1e6).
 	Load float64 `yaml:"load"`
 	// Requests is the number of requests served per point (default:
-	// warm-up + measured requests, or 1,152).
+	// warm-up + measured requests, or 1,152; warm-up + 2 to
+	// serve.MaxRequests, and at most serve.MaxGeneratedTokens output tokens
+	// in all).
 	Requests int `yaml:"requests"`
 	// Warmup requests are simulated but not measured (default 128); the next
 	// Measure requests are measured (default 1,024).
@@ -39,7 +42,8 @@ type Serving struct {
 	// Seed seeds the arrivals and lengths (default 1).
 	Seed uint64 `yaml:"seed"`
 	// Prompt and Output are the requests' lengths in tokens: min alone is
-	// fixed, min and max draw uniformly (defaults 4,096 and 128).
+	// fixed, min and max draw uniformly (defaults 4,096 and 128; prompt +
+	// output within the model's max_context).
 	Prompt ServingLength `yaml:"prompt"`
 	Output ServingLength `yaml:"output"`
 	// MaxBatch (B_max), TokenBudget and Chunk are the scheduler's limits
@@ -132,15 +136,22 @@ func (servingKind) Workload(p Point) dash.WorkloadSpec {
 func (servingKind) Validate(p Point) error {
 	s := *p.Params.(*Serving)
 	var errs []error
-	if !(s.Load > 0) || math.IsInf(s.Load, 0) {
-		errs = append(errs, fmt.Errorf("serving.load = %v requests/s: must be positive and finite", s.Load))
-	}
 	sched, prompt, output, n, err := s.config()
 	if err != nil {
 		return err
 	}
-	if n < 1 || n > serve.MaxRequests {
-		errs = append(errs, fmt.Errorf("serving.requests = %d: must be between 1 and %d", n, serve.MaxRequests))
+	if lo := serve.MinRate(n); !(s.Load >= lo) || !(s.Load <= serve.MaxRate) {
+		errs = append(errs, fmt.Errorf("serving.load = %v requests/s: must be from %.3g (%d requests within %g s) to %g", s.Load, lo, max(n, 1), serve.MaxArrivalSeconds, serve.MaxRate))
+	}
+	if n < s.warmup()+2 || n > serve.MaxRequests {
+		errs = append(errs, fmt.Errorf("serving.requests = %d: must be from warmup + 2 = %d (the offered rate needs two measured arrivals) to %d", n, s.warmup()+2, serve.MaxRequests))
+	}
+	if mc := p.Model.MaxContext; mc > 0 && max(prompt.Min, prompt.Max)+max(output.Min, output.Max) > mc {
+		errs = append(errs, fmt.Errorf("serving: prompt %v + output %v: up to %d tokens, beyond model %s's max_context %d",
+			prompt, output, max(prompt.Min, prompt.Max)+max(output.Min, output.Max), p.Model.ID, mc))
+	}
+	if g := float64(n) * float64(max(output.Min, output.Max)); n > 0 && g > serve.MaxGeneratedTokens {
+		errs = append(errs, fmt.Errorf("serving: %d requests of up to %v output tokens: up to %.4g tokens, more than the %d a run may generate", n, output, g, serve.MaxGeneratedTokens))
 	}
 	if s.Warmup < 0 || s.Measure < 0 || s.KVQuantum < 0 {
 		errs = append(errs, fmt.Errorf("serving.warmup/measure/kv_quantum_tokens = %d/%d/%d: must not be negative", s.Warmup, s.Measure, s.KVQuantum))
@@ -185,6 +196,9 @@ func (servingKind) Run(ctx context.Context, p Point) (Outcome, error) {
 	}
 	if run.Interrupted {
 		return Outcome{}, context.Cause(ctx)
+	}
+	if run.WindowRequests < 2 || run.WindowEnd <= run.WindowStart {
+		return Outcome{}, fmt.Errorf("serving: the %d measured requests all arrive at %v: the offered rate is undefined (lower serving.load or measure more requests)", run.WindowRequests, run.WindowStart)
 	}
 	sum := run.Summarize()
 	return Outcome{Metrics: []float64{sum.OfferedRPS, sum.ThroughputRPS, sum.TTFTs.Mean, sum.TTFTs.P99,

@@ -8,6 +8,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/dashlab/dashlab/internal/safeio"
 )
 
 // Shard is the part i of n of a sweep (Count 0: the whole sweep).
@@ -24,6 +26,10 @@ func (s Shard) String() string {
 	return fmt.Sprintf("%d/%d", s.Index, s.Count)
 }
 
+// MaxShards bounds n in a shard i/n (100,000: a Kubernetes Indexed Job's
+// completions limit, and a hundred times Slurm's default MaxArraySize).
+const MaxShards = 100_000
+
 // ShardEnv lists the variables "auto/n" reads the index from, in order:
 // a Slurm job array's task id, then a Kubernetes Indexed Job's completion
 // index.
@@ -38,25 +44,25 @@ func ParseShard(s string, getenv func(string) string) (Shard, error) {
 	}
 	is, ns, ok := strings.Cut(s, "/")
 	if !ok {
-		return Shard{}, fmt.Errorf("shard %q: want i/n or auto/n", s)
+		return Shard{}, fmt.Errorf("shard %s: want i/n or auto/n", safeio.Quote(s))
 	}
 	n, err := strconv.Atoi(ns)
-	if err != nil || n < 1 {
-		return Shard{}, fmt.Errorf("shard %q: n = %q: want a positive integer", s, ns)
+	if err != nil || n < 1 || n > MaxShards {
+		return Shard{}, fmt.Errorf("shard %s: n = %s: want an integer from 1 to %d", safeio.Quote(s), safeio.Quote(ns), MaxShards)
 	}
 	if is == "auto" {
 		i, err := autoIndex(getenv)
 		if err != nil {
-			return Shard{}, fmt.Errorf("shard %q: %w", s, err)
+			return Shard{}, fmt.Errorf("shard %s: %w", safeio.Quote(s), err)
 		}
 		if c := getenv("SLURM_ARRAY_TASK_COUNT"); c != "" && getenv("SLURM_ARRAY_TASK_ID") != "" && c != ns {
-			return Shard{}, fmt.Errorf("shard %q: the Slurm array has %s tasks, not %d", s, c, n)
+			return Shard{}, fmt.Errorf("shard %s: the Slurm array has %s tasks, not %d", safeio.Quote(s), safeio.Clip(c), n)
 		}
 		is = strconv.Itoa(i)
 	}
 	i, err := strconv.Atoi(is)
 	if err != nil || i < 0 || i >= n {
-		return Shard{}, fmt.Errorf("shard %q: i = %q: want 0 to %d", s, is, n-1)
+		return Shard{}, fmt.Errorf("shard %s: i = %s: want 0 to %d", safeio.Quote(s), safeio.Quote(is), n-1)
 	}
 	return Shard{Index: i, Count: n}, nil
 }
@@ -69,13 +75,13 @@ func autoIndex(getenv func(string) string) (int, error) {
 		}
 		i, err := strconv.Atoi(v)
 		if err != nil {
-			return 0, fmt.Errorf("%s = %q: not an integer", name, v)
+			return 0, fmt.Errorf("%s = %s: not an integer", name, safeio.Quote(v))
 		}
 		if name == "SLURM_ARRAY_TASK_ID" {
 			if m := getenv("SLURM_ARRAY_TASK_MIN"); m != "" {
 				lo, err := strconv.Atoi(m)
 				if err != nil {
-					return 0, fmt.Errorf("SLURM_ARRAY_TASK_MIN = %q: not an integer", m)
+					return 0, fmt.Errorf("SLURM_ARRAY_TASK_MIN = %s: not an integer", safeio.Quote(m))
 				}
 				i -= lo
 			}
@@ -99,8 +105,8 @@ func (p *Plan) ShardPoints(s Shard) ([]int, error) {
 		}
 		return out, nil
 	}
-	if s.Index < 0 || s.Index >= s.Count {
-		return nil, fmt.Errorf("shard %v: index out of range", s)
+	if s.Index < 0 || s.Index >= s.Count || s.Count > MaxShards {
+		return nil, fmt.Errorf("shard %v: want 0 <= i < n <= %d", s, MaxShards)
 	}
 	costs := p.Costs()
 	order := make([]int, n)

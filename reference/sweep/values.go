@@ -8,14 +8,34 @@ import (
 	"strings"
 
 	"github.com/dashlab/dashlab/dash"
+	"github.com/dashlab/dashlab/internal/safeio"
 	"gopkg.in/yaml.v3"
 )
 
-// maxAxisValues bounds one axis; maxPoints bounds the product.
+// Bounds of a spec: they keep Compile, which validates every point, within
+// seconds (about 7 µs of CPU per point) and every row within MaxRowBytes.
 const (
+	// maxAxisValues bounds one axis and maxPoints the product of the axes
+	// (1,000,000 points: about 7 s to validate; a point runs for a second or
+	// more, so a sweep that size is months of CPU).
 	maxAxisValues = 1_000_000
-	maxPoints     = 100_000_000
+	maxPoints     = 1_000_000
+	// maxAxes bounds the axes and maxConditions the where conditions.
+	maxAxes       = 64
+	maxConditions = 64
+	// maxLabel bounds an axis value's text as rows carry it (1 KiB).
+	maxLabel = 1 << 10
 )
+
+// Bounds is the spec's limits, for documentation and error messages.
+var Bounds = struct {
+	// Points bounds the product of the axes; AxisValues one axis.
+	Points, AxisValues int
+	// Axes bounds the axes and Conditions the where conditions.
+	Axes, Conditions int
+	// Label bounds one axis value's text, in bytes.
+	Label int
+}{maxPoints, maxAxisValues, maxAxes, maxConditions, maxLabel}
 
 // decodeValue decodes a YAML value into a new value of type t: strictly for
 // mappings (an unknown key is an error), with the type's own parser (units
@@ -30,6 +50,10 @@ func decodeValue(n *yaml.Node, t reflect.Type) (reflect.Value, error) {
 		ptr.Elem().SetString(n.Value)
 		return ptr.Elem(), nil
 	}
+	if n.Kind == yaml.ScalarNode && isPlainInt(t) && n.ShortTag() != "!!int" {
+		// yaml.v3 truncates 2.5 to 2 in an integer field without a word
+		return reflect.Value{}, fmt.Errorf("%s: want %s", safeio.Quote(n.Value), typeWord(t))
+	}
 	if n.Kind == yaml.MappingNode || n.Kind == yaml.SequenceNode {
 		data, err := yaml.Marshal(n)
 		if err != nil {
@@ -41,16 +65,33 @@ func decodeValue(n *yaml.Node, t reflect.Type) (reflect.Value, error) {
 		return ptr.Elem(), nil
 	}
 	if err := n.Decode(ptr.Interface()); err != nil {
-		return reflect.Value{}, fmt.Errorf("%s (want %s)", strings.TrimPrefix(err.Error(), "yaml: "), typeWord(t))
+		return reflect.Value{}, fmt.Errorf("%s (want %s)", safeio.Clip(strings.TrimPrefix(err.Error(), "yaml: ")), typeWord(t))
+	}
+	if f, ok := toFloat(ptr.Elem()); ok && (math.IsNaN(f) || math.IsInf(f, 0)) {
+		return reflect.Value{}, fmt.Errorf("%s: not a finite number", safeio.Quote(n.Value))
 	}
 	return ptr.Elem(), nil
+}
+
+// isPlainInt reports an integer type without a parser of its own (a
+// count: batch, prompt; not a duration or a size, whose parsers take units).
+func isPlainInt(t reflect.Type) bool {
+	if _, ok := reflect.New(t).Interface().(yaml.Unmarshaler); ok {
+		return false
+	}
+	switch t.Kind() {
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		return true
+	}
+	return false
 }
 
 // parseValue decodes a value written as text (a label or a where operand).
 func parseValue(s string, t reflect.Type) (reflect.Value, error) {
 	var n yaml.Node
 	if err := yaml.Unmarshal([]byte(s), &n); err != nil || len(n.Content) != 1 {
-		return reflect.Value{}, fmt.Errorf("%q: not a single value", s)
+		return reflect.Value{}, fmt.Errorf("%s: not a single value", safeio.Quote(s))
 	}
 	return decodeValue(n.Content[0], t)
 }
@@ -197,7 +238,7 @@ func expandRange(r *RangeSpec, t reflect.Type) ([]reflect.Value, error) {
 		}
 		v, err := decodeValue(n, t)
 		if err != nil {
-			return 0, fmt.Errorf("range: %s = %q: %v", name, n.Value, err)
+			return 0, fmt.Errorf("range: %s = %s: %v", name, safeio.Quote(n.Value), err)
 		}
 		f, _ := toFloat(v)
 		return f, nil
@@ -211,7 +252,7 @@ func expandRange(r *RangeSpec, t reflect.Type) ([]reflect.Value, error) {
 		return nil, err
 	}
 	if to < from {
-		return nil, fmt.Errorf("range: to = %q is below from = %q", r.To.Value, r.From.Value)
+		return nil, fmt.Errorf("range: to = %s is below from = %s", safeio.Quote(r.To.Value), safeio.Quote(r.From.Value))
 	}
 	set := 0
 	for _, on := range []bool{r.Step.Kind != 0, r.Factor != 0, r.Count != 0} {
@@ -231,7 +272,7 @@ func expandRange(r *RangeSpec, t reflect.Type) ([]reflect.Value, error) {
 			return nil, err
 		}
 		if !(step > 0) {
-			return nil, fmt.Errorf("range: step = %q: must be positive", r.Step.Value)
+			return nil, fmt.Errorf("range: step = %s: must be positive", safeio.Quote(r.Step.Value))
 		}
 		n := math.Floor((to-from)/step+eps) + 1
 		if n > maxAxisValues {
@@ -245,7 +286,7 @@ func expandRange(r *RangeSpec, t reflect.Type) ([]reflect.Value, error) {
 			return nil, fmt.Errorf("range: factor = %v: must be above 1", r.Factor)
 		}
 		if !(from > 0) {
-			return nil, fmt.Errorf("range: from = %q: a geometric range starts above zero", r.From.Value)
+			return nil, fmt.Errorf("range: from = %s: a geometric range starts above zero", safeio.Quote(r.From.Value))
 		}
 		for i := 0; ; i++ {
 			f := from * math.Pow(r.Factor, float64(i))
@@ -267,6 +308,9 @@ func expandRange(r *RangeSpec, t reflect.Type) ([]reflect.Value, error) {
 	}
 	out := make([]reflect.Value, 0, len(fs))
 	for _, f := range fs {
+		if isPlainInt(t) && math.Abs(f-math.Round(f)) > eps*math.Max(1, math.Abs(f)) {
+			return nil, fmt.Errorf("range: gives %g, not an integer (the field holds integers: choose from, to and the step, count or factor so that every value is whole, or list the values)", f)
+		}
 		v, err := fromFloat(f, t)
 		if err != nil {
 			return nil, fmt.Errorf("range: %v", err)

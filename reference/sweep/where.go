@@ -5,6 +5,8 @@ import (
 	"reflect"
 	"regexp"
 	"sync"
+
+	"github.com/dashlab/dashlab/internal/safeio"
 )
 
 // condition is one compiled where condition.
@@ -22,11 +24,15 @@ var conditionRE = sync.OnceValue(func() *regexp.Regexp {
 // compileWhere parses the conditions and marks, per axis value, whether it
 // meets every condition on its axis.
 func (p *Plan) compileWhere(where []string) error {
+	if len(where) > maxConditions {
+		return fmt.Errorf("where: %d conditions; at most %d", len(where), maxConditions)
+	}
 	for i, text := range where {
 		m := conditionRE().FindStringSubmatch(text)
 		if m == nil {
-			return fmt.Errorf("where %d: %q: want PATH OP VALUE with OP one of == != < <= > >=", i+1, text)
+			return fmt.Errorf("where %d: %s: want PATH OP VALUE with OP one of == != < <= > >=", i+1, safeio.Quote(text))
 		}
+		text = safeio.Clip(text)
 		ai := -1
 		for j, a := range p.axes {
 			if a.path == m[1] {
@@ -39,7 +45,7 @@ func (p *Plan) compileWhere(where []string) error {
 		a := &p.axes[ai]
 		v, err := parseValue(m[3], a.field.typ)
 		if err != nil {
-			return fmt.Errorf("where %d: %q: value %s: %v", i+1, text, m[3], err)
+			return fmt.Errorf("where %d: %q: value %s: %v", i+1, text, safeio.Clip(m[3]), err)
 		}
 		c := condition{text: text, axis: ai, op: m[2], v: v}
 		if c.op != "==" && c.op != "!=" && !isNumeric(a.field.typ) {
@@ -84,6 +90,17 @@ func (p *Plan) filtered() bool {
 		}
 	}
 	return false
+}
+
+// keepsValue reports whether value vi of dimension dm meets every
+// condition on its axes.
+func (p *Plan) keepsValue(dm dim, vi int) bool {
+	for _, ai := range dm.axes {
+		if !p.axes[ai].keep[vi] {
+			return false
+		}
+	}
+	return true
 }
 
 // keeps reports whether the point of these digits meets every condition.

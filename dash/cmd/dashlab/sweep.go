@@ -25,10 +25,11 @@ func runSweep(args []string, _ io.Reader, stdout, stderr io.Writer) error {
 		return runSweepMerge(args[1:], stdout, stderr)
 	}
 	fs := newFlags("sweep", sweepUsage, stderr)
-	specPath := fs.String("spec", "", "sweep spec (YAML: base experiment, axes, zip, where; see reference/sweeps/)")
-	out := fs.String("out", "", "output file; its extension picks the format: .csv, .jsonl or .parquet. Re-running resumes it")
-	workers := fs.Int("workers", 0, "simulations run at once (0: one per CPU)")
-	shardFlag := fs.String("shard", "", "run part i of n (0-based), or auto/n to take i from SLURM_ARRAY_TASK_ID or JOB_COMPLETION_INDEX")
+	specPath := fs.String("spec", "", fmt.Sprintf("sweep spec (YAML, at most 1 MiB: base experiment, up to %d axes, zip, up to %d where conditions; at most %d points; see reference/sweeps/)",
+		sweep.Bounds.Axes, sweep.Bounds.Conditions, sweep.Bounds.Points))
+	out := fs.String("out", "", "output file; its extension picks the format: .csv, .jsonl or .parquet. Re-running resumes it; a file that is not this sweep's is refused")
+	workers := fs.Int("workers", 0, fmt.Sprintf("simulations run at once (0: one per CPU; at most %d)", maxWorkers))
+	shardFlag := fs.String("shard", "", fmt.Sprintf("run part i of n (0-based, n at most %d), or auto/n to take i from SLURM_ARRAY_TASK_ID or JOB_COMPLETION_INDEX", sweep.MaxShards))
 	quiet := fs.Bool("quiet", false, "no progress bar")
 	dry := fs.Bool("dry-run", false, "validate every point and print the plan (points, shard sizes) without running")
 	if err := parse(fs, args); err != nil {
@@ -54,7 +55,7 @@ func runSweep(args []string, _ io.Reader, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	plan, err := spec.Compile()
+	plan, err := sweep.CompileProgress(spec, compileProgress(stderr, *quiet))
 	if err != nil {
 		return err
 	}
@@ -63,8 +64,8 @@ func runSweep(args []string, _ io.Reader, stdout, stderr io.Writer) error {
 		return err
 	}
 	if *dry {
-		fmt.Fprintf(stdout, "sweep %s (%s): %d points over %v; shard %v: %d points; columns %v\n",
-			plan.Name(), plan.Kind(), plan.Len(), plan.Axes(), shard, len(points), plan.Header().Columns())
+		fmt.Fprintf(stdout, "sweep %s (%s, id %s): %d points over %v; shard %v: %d points; columns %v\n",
+			plan.Name(), plan.Kind(), plan.ID(), plan.Len(), plan.Axes(), shard, len(points), plan.Header().Columns())
 		return nil
 	}
 	if *out == "" {
@@ -110,8 +111,9 @@ func runSweepMerge(args []string, stdout, stderr io.Writer) error {
 		return fmt.Errorf("%w: want OUT and at least one part", errUsage)
 	}
 	out, parts := fs.Arg(0), fs.Args()[1:]
+	outSt, outErr := os.Stat(out)
 	for _, p := range parts {
-		if p == out {
+		if st, err := os.Stat(p); p == out || err == nil && outErr == nil && os.SameFile(st, outSt) {
 			return fmt.Errorf("%w: %s is both the output and a part", errUsage, out)
 		}
 	}
@@ -124,4 +126,22 @@ func runSweepMerge(args []string, stdout, stderr io.Writer) error {
 	}
 	fmt.Fprintf(stdout, "merged %d parts: %d points -> %s\n", len(parts), len(t.Rows), out)
 	return nil
+}
+
+// compileProgress reports the validation of a large sweep's points on
+// stderr: a line once it has taken two seconds, then every ten.
+func compileProgress(stderr io.Writer, quiet bool) func(done, total int) {
+	if quiet {
+		return nil
+	}
+	start := time.Now()
+	var last time.Time
+	return func(done, total int) {
+		now := time.Now()
+		if now.Sub(start) < 2*time.Second || now.Sub(last) < 10*time.Second && done < total {
+			return
+		}
+		last = now
+		fmt.Fprintf(stderr, "sweep: validated %d of %d points\n", done, total)
+	}
 }
