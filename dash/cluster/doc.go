@@ -1,0 +1,43 @@
+// Package cluster simulates MoE inference on several GPUs: the paper's DASH
+// memory system (or any memory system of the catalogue) on every GPU of a
+// cluster, against the HBM-only GPUs one would buy instead.
+//
+// # What is simulated, at what granularity
+//
+// A cluster (Spec; catalogue entries in reference/clusters) is nodes of
+// GPUs, each GPU a timing model and a memory system of the catalogue, and
+// an interconnect: per-GPU scale-up ports (NVSwitch, or NVLink bridges
+// joining groups of PCIe cards), per-GPU PCIe links, and NICs between
+// nodes. An experiment (Builder) spreads a model over the GPUs
+// (ParallelSpec): tensor parallelism for attention, dense layers, shared
+// experts and the vocabulary; expert parallelism for the routed experts,
+// placed over the GPUs by a policy (PlacementSpec: contiguous, or balanced
+// by per-expert popularity, with redundant copies); attention data
+// parallelism inside a stage; pipeline stages with micro-batches; and
+// instances side by side (data parallelism). Each GPU holds its shard of
+// the model (heads, widths, experts, layers), planned and placed on its
+// memory system by package dash exactly as one GPU is, so a shard that does
+// not fit is refused with the dash.CapacityError.
+//
+// Every GPU's work is a pass of the event-driven engine (dash/sim, through
+// sim.Passer.RunPart): its shard over the rows of its attention group, its
+// MoE layers processing the rows the dispatch brings to its experts under
+// the routing distribution (RoutingSpec: balanced, or Zipf popularity per
+// layer) and the placement. A stage's GPUs synchronise at every collective,
+// so a stage pass is its slowest GPU's engine time plus its collectives
+// (see Instance for why one engine pass per stage gives it, and when it is
+// exact). Collectives are built message by message on the interconnect's
+// ports (see fabric and collective.go: alpha-beta with ring and recursive
+// doubling all-reduce, ring all-gather, concurrent or pairwise all-to-all,
+// point to point, citing Thakur, Rabenseifner and Gropp 2005 and Patarasuk
+// and Yuan 2009), so that on an idle fabric each takes its formula's time
+// and messages that share a port queue on it.
+//
+// # Checks
+//
+// One GPU of a cluster is today's single-GPU simulation to the nanosecond;
+// collectives on an idle fabric equal their formulas; token-expert pairs
+// and bytes are conserved across GPUs and ports; a faster interconnect
+// never slows a run; skew raises the most loaded GPU's time and a
+// popularity placement lowers it (the tests).
+package cluster
