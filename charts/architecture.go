@@ -9,7 +9,6 @@ import (
 
 	"github.com/dashlab/dashlab/dash"
 	"github.com/dashlab/dashlab/dash/unit"
-	"github.com/dashlab/dashlab/reference"
 	"github.com/dashlab/dashlab/summary"
 )
 
@@ -17,10 +16,11 @@ import (
 // usable rate, headroom, power per direction, die-edge width), the two base-die SRAMs
 // (regions, usable and physical capacity), the HBF page wave and array read bandwidth,
 // the topology's links and routes and the expert-delivery bound (SystemSpec.ExpertDelivery).
-// Its rows compare every §IV number with the paper's; for a system that is not the
-// paper's (reference.SystemChanges lists how), the caption says so and the rows are
-// what-ifs, not judged by the paper's numbers.
-func Architecture(s dash.SystemSpec) (Figure, error) {
+// Its rows are the harness's verdicts on every §IV number (reproduce.Parts); for a
+// system that is not the paper's (p.WhatIf lists how), the caption says so and the rows
+// are what-ifs, not judged by the paper's numbers.
+func Architecture(p summary.Parts) (Figure, error) {
+	s := p.System
 	if err := s.Validate(); err != nil {
 		return Figure{}, err
 	}
@@ -65,30 +65,19 @@ func Architecture(s dash.SystemSpec) (Figure, error) {
 			d.Total.TBps(), s.ID, d.Array.TBps(), d.Routes.TBps()),
 		Tables: []template.HTML{link, sram, hbf},
 	}
-	w := summary.WhatIf(reference.SystemChanges(s))
-	fig.Caption = WhatIfCaption(fig.Caption, w)
-	for _, v := range []struct {
-		id, metric string
-		x          float64
-	}{
-		{"ucie.raw_tbps", "raw link rate", l.Raw().TBps()},
-		{"ucie.usable_tbps", "usable link rate", l.Usable.TBps()},
-		{"ucie.headroom_pct", "headroom", 100 * l.Headroom()},
-		{"ucie.link_power_w.min", "link power, 0.5 pJ/bit", float64(lo)},
-		{"ucie.link_power_w.max", "link power, 0.6 pJ/bit", float64(hi)},
-		{"ucie.edge_width_mm", "die-edge width", l.EdgeWidthMM()},
-		{"hbf.page_wave_mib", "page wave per stack", h.PageWave().MiB()},
-		{"hbf.page_wave_mib.two_stacks", "page wave, all stacks", float64(s.Topology.Pairs) * h.PageWave().MiB()},
-		{"hbf.sram_physical_mib", "HBF SRAM, physical", h.SRAM.Physical().MiB()},
-		{"hbm.relay_sram_physical_mib", "HBM relay SRAM, physical", r.Physical().MiB()},
-	} {
-		row, err := paperRow(v.id, v.metric, v.x)
-		if err != nil {
-			return Figure{}, err
-		}
-		row.WhatIf = w.Any()
-		fig.Rows = append(fig.Rows, row)
-	}
+	fig.Caption = WhatIfCaption(fig.Caption, p.WhatIf)
+	fig.Rows = append(fig.Rows, labelRows(p.Rows, []rowLabel{
+		{"ucie.raw_tbps", "raw link rate"},
+		{"ucie.usable_tbps", "usable link rate"},
+		{"ucie.headroom_pct", "headroom"},
+		{"ucie.link_power_w.min", fmt.Sprintf("link power, %v", l.EnergyLow)},
+		{"ucie.link_power_w.max", fmt.Sprintf("link power, %v", l.EnergyHigh)},
+		{"ucie.edge_width_mm", "die-edge width"},
+		{"hbf.page_wave_mib", "page wave per stack"},
+		{"hbf.page_wave_mib.two_stacks", "page wave, all stacks"},
+		{"hbf.sram_physical_mib", "HBF SRAM, physical"},
+		{"hbm.relay_sram_physical_mib", "HBM relay SRAM, physical"},
+	})...)
 	return fig, nil
 }
 

@@ -3,16 +3,15 @@ package charts
 import (
 	"strings"
 	"testing"
+
+	"github.com/dashlab/dashlab/summary"
 )
 
 func TestBoundRow(t *testing.T) {
-	in := Row{ID: "err", Unit: "%", Paper: 0.51, Simulated: 1.8, Tolerance: 3, AtMost: 2}
-	out := in
-	out.Simulated = 2.2
-	if in.Status() != Pass || out.Status() != Fail {
-		t.Errorf("statuses %v, %v: want pass, FAIL", in.Status(), out.Status())
-	}
-	h := string(Table("", []Row{in}))
+	bound := 2.0
+	in := judged("err", "%", 0.51, 1.8, 0, true)
+	in.AtMost = &bound
+	h := string(Table("", []summary.Row{in}))
 	if !strings.Contains(h, "at most 2") || !strings.Contains(h, "a bound") || strings.Contains(h, "+253") {
 		t.Errorf("bound row: %s", h)
 	}

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"html/template"
-	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -14,59 +13,20 @@ import (
 	"github.com/go-echarts/go-echarts/v2/opts"
 
 	"github.com/dashlab/dashlab/dash"
-	"github.com/dashlab/dashlab/dash/unit"
-	"github.com/dashlab/dashlab/reference"
 	"github.com/dashlab/dashlab/summary"
 )
 
-// h100Memory is the NVIDIA H100's HBM capacity (from the GPU catalogue), the paper's
-// reference line in Fig. 1(a) (§I: "Each model's weights alone exceed the NVIDIA H100's
-// 80 GB").
-func h100Memory() unit.Bytes { return reference.MustGPU(reference.DefaultGPU).MemCapacity }
-
-// paperRow builds a Row for a paper.yaml id: the published value, unit and tolerance
-// (converted to the Row's relative form) with the simulated value.
-func paperRow(id, metric string, simulated float64) (Row, error) {
-	e, err := reference.PaperValue(id)
-	if err != nil {
-		return Row{}, err
-	}
-	tol := e.AbsTolerance()
-	if e.Value != 0 {
-		tol /= math.Abs(e.Value)
-	}
-	return Row{ID: id, Metric: metric, Unit: e.Unit, Paper: e.Value, Simulated: simulated, Tolerance: tol, AtMost: e.AtMost}, nil
-}
-
-// paperValue is the published value of a paper.yaml id, NaN when there is none.
-func paperValue(id string) float64 {
-	e, err := reference.PaperValue(id)
-	if err != nil {
-		return math.NaN()
-	}
-	return e.Value
-}
-
-func modelByID(models []summary.ModelRow, id string) (summary.ModelRow, bool) {
-	for _, m := range models {
-		if m.Spec.ID == id {
-			return m, true
-		}
-	}
-	return summary.ModelRow{}, false
-}
-
-// Fig1 draws the paper's Fig. 1(a) capacity survey from the model catalogue
-// (the harness's []summary.ModelRow): each surveyed model's checkpoint weights in GB,
-// derived from its tensor inventory, against the H100's 80 GB and the paper's published
-// range (281 GB to 1.5 TB), and the routed experts' share of its parameters against the
-// paper's 94.1-98.8 %. Table II's weights are overlaid where the paper gives them.
-func Fig1(models []summary.ModelRow) (Figure, error) {
+// Fig1 draws the paper's Fig. 1(a) capacity survey from the harness's catalogue summary:
+// each surveyed model's checkpoint weights in GB, derived from its tensor inventory,
+// against the paper's GPU's HBM (the H100's 80 GB) and the paper's published range, and
+// the routed experts' share of its parameters against the paper's. Table II's weights
+// are overlaid where the paper gives them; the rows are the harness's verdicts.
+func Fig1(c summary.Catalogue) (Figure, error) {
 	var names []string
 	var gb, share, paperGB []float64
 	var ids []string
-	for _, id := range reference.Fig1ModelIDs {
-		m, ok := modelByID(models, id)
+	for _, id := range c.Fig1 {
+		m, ok := c.Model(id)
 		if !ok {
 			continue
 		}
@@ -74,20 +34,21 @@ func Fig1(models []summary.ModelRow) (Figure, error) {
 		names = append(names, mediumName(m.Spec))
 		gb = append(gb, m.Footprint.Bytes.GB())
 		share = append(share, m.Footprint.ExpertSharePct)
-		paperGB = append(paperGB, paperValue("table2.weights_gb."+id))
+		paperGB = append(paperGB, paperOf(c.Rows, "table2.weights_gb."+id))
 	}
 	if len(ids) == 0 {
 		return Figure{}, errors.New("charts: Fig1: none of the Fig. 1 models is in the list")
 	}
-	lo, hi := paperValue("fig1.weights_gb.min"), paperValue("fig1.weights_gb.max")
-	slo, shi := paperValue("fig1.expert_share_pct.min"), paperValue("fig1.expert_share_pct.max")
+	wall := c.GPUMemory
+	lo, hi := paperOf(c.Rows, "fig1.weights_gb.min"), paperOf(c.Rows, "fig1.weights_gb.max")
+	slo, shi := paperOf(c.Rows, "fig1.expert_share_pct.min"), paperOf(c.Rows, "fig1.expert_share_pct.max")
 	weights, err := GroupedBar(BarSpec{
 		Common: Common{ID: "fig1_weights", Title: "Fig. 1(a): MoE checkpoint weights",
 			Subtitle: "simulated: derived from each model's tensor inventory; ticks: the paper's Table II", Height: "440px"},
 		XName: "Model", YName: "Weights (GB)", Categories: wrapLabels(names),
 		Series:   []Series{{Name: "Weights (inventory)", Values: gb}},
 		Paper:    []Series{{Name: "Weights (inventory)", Values: paperGB}},
-		RefLines: []RefLine{{Name: fmt.Sprintf("NVIDIA H100 HBM: %v", h100Memory()), Y: h100Memory().GB(), Color: "#d93025", Solid: true}},
+		RefLines: []RefLine{{Name: fmt.Sprintf("NVIDIA H100 HBM: %v", wall), Y: wall.GB(), Color: "#d93025", Solid: true}},
 		Bands:    []Band{{Name: fmt.Sprintf("Paper's range: %s GB to %s GB", fmtG(lo), fmtG(hi)), Lo: lo, Hi: hi}},
 	})
 	if err != nil {
@@ -118,25 +79,15 @@ func Fig1(models []summary.ModelRow) (Figure, error) {
 	}
 	wa, wb := minMax(gb)
 	sa, sb := minMax(share)
-	var rows []Row
-	for _, r := range []struct {
-		id, metric string
-		v          float64
-	}{
-		{"fig1.weights_gb.min", "smallest checkpoint (" + names[wa] + ")", gb[wa]},
-		{"fig1.weights_gb.max", "largest checkpoint (" + names[wb] + ")", gb[wb]},
-		{"fig1.expert_share_pct.min", "lowest expert share (" + names[sa] + ")", share[sa]},
-		{"fig1.expert_share_pct.max", "highest expert share (" + names[sb] + ")", share[sb]},
-	} {
-		row, err := paperRow(r.id, r.metric, r.v)
-		if err != nil {
-			return Figure{}, err
-		}
-		rows = append(rows, row)
-	}
+	rows := labelRows(c.Rows, []rowLabel{
+		{"fig1.weights_gb.min", "smallest checkpoint (" + names[wa] + ")"},
+		{"fig1.weights_gb.max", "largest checkpoint (" + names[wb] + ")"},
+		{"fig1.expert_share_pct.min", "lowest expert share (" + names[sa] + ")"},
+		{"fig1.expert_share_pct.max", "highest expert share (" + names[sb] + ")"},
+	})
 	over := 0
 	for _, g := range gb {
-		if g > h100Memory().GB() {
+		if g > wall.GB() {
 			over++
 		}
 	}
@@ -144,7 +95,7 @@ func Fig1(models []summary.ModelRow) (Figure, error) {
 		ID:    "fig1",
 		Title: "Fig. 1(a): the capacity wall",
 		Caption: fmt.Sprintf("%d of the %d surveyed models in the catalogue need more than the H100's %v for their weights alone; "+
-			"the routed experts are %.1f-%.1f %% of their parameters.", over, len(gb), h100Memory(), share[sa], share[sb]),
+			"the routed experts are %.1f-%.1f %% of their parameters.", over, len(gb), wall, share[sa], share[sb]),
 		Charts: []Chart{weights, shareChart},
 		Rows:   rows,
 		Notes: []string{"The paper's survey also includes DeepSeek-V4-Pro, which is not in the catalogue (its architecture could not be verified); " +
@@ -198,27 +149,30 @@ func PrecisionLabel(layout dash.Layout) string {
 	return string(layout)
 }
 
-// Table2 renders the paper's Table II from the model catalogue: for each of its six
-// models the attention kind, the weights the paper gives and the weights derived from
-// the tensor inventory (with deviation and verdict), routed+shared experts / top-k and
-// the checkpoint precision.
-func Table2(models []summary.ModelRow) (Figure, error) {
+// Table2 renders the paper's Table II from the harness's catalogue summary: for each of
+// its six models the attention kind, the weights the paper gives and the weights derived
+// from the tensor inventory (with deviation and the harness's verdict), routed+shared
+// experts / top-k and the checkpoint precision.
+func Table2(c summary.Catalogue) (Figure, error) {
+	if len(c.Table2) == 0 {
+		return Figure{}, errors.New("charts: Table2: no Table II models")
+	}
 	header := []string{"Model", "Attn.", "Weights, paper (GB)", "Weights, simulated (GB)", "Deviation", "Verdict",
 		"Experts / Top-k", "Weight precision", "Layers (MoE + dense)", "Main sweeps (Fig. 9)"}
 	var rows [][]string
-	for _, id := range reference.PaperModelIDs {
-		m, ok := modelByID(models, id)
+	for _, id := range c.Table2 {
+		m, ok := c.Model(id)
 		if !ok {
 			return Figure{}, fmt.Errorf("charts: Table2: model %s missing from the list", id)
 		}
 		s, f := m.Spec, m.Footprint
 		gb := f.Bytes.GB()
-		r, err := paperRow("table2.weights_gb."+id, "weights", gb)
-		if err != nil {
-			return Figure{}, err
+		r, ok := summary.RowByID(c.Rows, "table2.weights_gb."+id)
+		if !ok {
+			return Figure{}, fmt.Errorf("charts: Table2: no row for model %s", id)
 		}
 		fig9 := "yes"
-		if !slices.Contains(reference.Fig9ModelIDs, id) {
+		if !slices.Contains(c.Fig9, id) {
 			fig9 = "no (lookahead study)"
 		}
 		rows = append(rows, []string{
@@ -233,7 +187,7 @@ func Table2(models []summary.ModelRow) (Figure, error) {
 	return Figure{
 		ID:      "table2",
 		Title:   "Table II: evaluated MoE models",
-		Caption: "Weights are the whole checkpoint (MTP layers and quantisation scales included), summed over the tensor inventory each model's architecture implies; the verdict uses reference/paper.yaml's tolerance.",
+		Caption: "Weights are the whole checkpoint (MTP layers and quantisation scales included), summed over the tensor inventory each model's architecture implies; the verdict is the harness's, with reference/paper.yaml's tolerance.",
 		Tables:  []template.HTML{HTMLTable("", header, rows)},
 	}, nil
 }

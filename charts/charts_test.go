@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/dashlab/dashlab/summary"
 	ec "github.com/go-echarts/go-echarts/v2/charts"
 	"github.com/go-echarts/go-echarts/v2/opts"
 	"github.com/go-echarts/go-echarts/v2/render"
@@ -209,11 +210,12 @@ func TestSnippetErrorsInsteadOfPanics(t *testing.T) {
 }
 
 func TestPageSelfContained(t *testing.T) {
-	rows := []Row{
-		{ID: "r1", Metric: "speedup", Unit: "×", Paper: 1.94, Simulated: 1.90, Tolerance: 0.1},
-		{ID: "r2", Paper: 10, Simulated: 14, Tolerance: 0.1},
-		{ID: "r3", Paper: 5, Simulated: math.NaN(), Tolerance: 0.1},
+	rows := []summary.Row{
+		judged("r1", "×", 1.94, 1.90, 0.194, true),
+		judged("r2", "", 10, 14, 1, false),
+		judged("r3", "", 5, math.NaN(), 0.5, false),
 	}
+	rows[0].Metric = "speedup"
 	p := NewPage("Example <report>", "An intro & more.").
 		Section("Bars", "Made-up example data.").Chart(exampleBar(t)).
 		Section("Timeline").Chart(exampleTimeline(t)).Table("checks", rows).
@@ -268,13 +270,19 @@ func TestPageDuplicateID(t *testing.T) {
 }
 
 func TestTable(t *testing.T) {
-	rows := []Row{
-		{ID: "a<b", Metric: "x & y", Paper: 100, Simulated: 104, Tolerance: 0.05, Unit: "µs"},
-		{ID: "b", Paper: 100, Simulated: 120, Tolerance: 0.05},
-		{ID: "c", Paper: 1, Simulated: math.NaN(), Tolerance: 0.05},
-		{ID: "d", Paper: 0, Simulated: 0.5, Tolerance: 1, Unit: "GB"},
+	rows := []summary.Row{
+		judged("a<b", "µs", 100, 104, 5, true),
+		judged("b", "", 100, 120, 5, false),
+		judged("c", "", 1, math.NaN(), 0.05, false),
+		judged("d", "GB", 0, 0.5, 1, true),
+		judged("e", "", 1, 2, 0.05, false),
 	}
-	want := []Status{Pass, Fail, NotSimulated, Pass}
+	rows[0].Metric = "x & y"
+	rows[4].Pass = nil // reported beside a checked value
+	rows = append(rows, judged("f", "", 1, 2, 0.05, true))
+	rows[5].WhatIf, rows[5].Pass = true, nil
+	// the statuses are the harness's verdicts, drawn as given
+	want := []summary.Status{summary.StatusPass, summary.StatusFail, summary.StatusNotSimulated, summary.StatusPass, summary.StatusReported, summary.StatusWhatIf}
 	for i, r := range rows {
 		if r.Status() != want[i] {
 			t.Errorf("row %s: %s, want %s", r.ID, r.Status(), want[i])
@@ -282,7 +290,8 @@ func TestTable(t *testing.T) {
 	}
 	s := string(Table("Figure 9", rows))
 	for _, w := range []string{"a&lt;b", "x &amp; y", "104 µs", "+4.0%", "+20.0%", "±5%", "not simulated yet", "FAIL", "+0.5 GB",
-		"Figure 9 — 2 pass, 1 fail, 1 not simulated yet", `data-status="FAIL"`, "background:#fce8e6"} {
+		"Figure 9 — 1 what-if (not the paper&#39;s experiment: not judged against its numbers), 2 pass, 1 fail, 1 not simulated yet, 1 reported (not checked)",
+		`data-status="FAIL"`, "background:#fce8e6", `data-status="reported"`, `data-status="what-if"`} {
 		if !strings.Contains(s, w) {
 			t.Errorf("table lacks %q", w)
 		}

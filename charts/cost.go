@@ -12,6 +12,7 @@ import (
 	"github.com/go-echarts/go-echarts/v2/opts"
 
 	"github.com/dashlab/dashlab/dash"
+	"github.com/dashlab/dashlab/summary"
 )
 
 // gainPieces color G(r, δ): red below the breakeven G = 1, greens above.
@@ -23,11 +24,13 @@ var gainPieces = []opts.Piece{
 	{Gte: 8, Color: "#38761d"},
 }
 
-// CostFigure draws §VI-G: the capacity-per-cost gain G(r, δ) over a grid as
-// a heat map with the breakeven line (G = 1), and, when scaling is given,
-// capacity and expert-delivery bandwidth against the number of HBM-HBF
-// pairs with the links, beachfront and link power in a table.
-func CostFigure(grid, breakeven []dash.CostPoint, scaling []dash.PairScaling) (Figure, error) {
+// CostFigure draws §VI-G from the harness's summary.CostResult: the capacity-per-cost
+// gain G(r, δ) over a grid as a heat map with the breakeven line (G = 1), and, when it
+// has the scaling, capacity and expert-delivery bandwidth against the number of HBM-HBF
+// pairs with the links, beachfront and link power in a table; the rows are the
+// harness's verdicts on the paper's cost numbers.
+func CostFigure(c summary.CostResult) (Figure, error) {
+	grid, breakeven, scaling := c.Grid, c.Breakeven, c.Scaling
 	if len(grid) == 0 {
 		return Figure{}, errors.New("charts: CostFigure: no cost points")
 	}
@@ -39,20 +42,7 @@ func CostFigure(grid, breakeven []dash.CostPoint, scaling []dash.PairScaling) (F
 		Caption: "G(r, δ) = (C_DASH / C_ref) x 4 / (2 + 2r + δ): nominal capacity per cost against an all-HBM reference with as many stacks, " +
 			"with r the HBF/HBM per-stack cost ratio and δ the integration cost in HBM stacks. Red cells are below breakeven.",
 		Charts: []Chart{heat}}
-	for _, p := range grid {
-		if p.R == 1 && p.Delta == 0 {
-			if r, err := paperRow("cost.gain.r1_d0", "G at r = 1, δ = 0", p.Gain); err == nil {
-				fig.Rows = append(fig.Rows, r)
-			}
-		}
-	}
-	for _, p := range breakeven {
-		if p.Delta == 0 {
-			if r, err := paperRow("cost.breakeven_r.d0", "breakeven r at δ = 0", p.R); err == nil {
-				fig.Rows = append(fig.Rows, r)
-			}
-		}
-	}
+	fig.Rows = labelRows(c.Rows, []rowLabel{{"cost.gain.r1_d0", "G at r = 1, δ = 0"}, {"cost.breakeven_r.d0", "breakeven r at δ = 0"}})
 	if len(scaling) > 0 {
 		charts, table, err := pairScaling(scaling)
 		if err != nil {

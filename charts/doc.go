@@ -2,11 +2,13 @@
 // in GoNB notebooks, in the notebooks' exported HTML and in standalone HTML pages.
 //
 // Data flow one way: spec -> Build (package dash) -> engine (dash/sim) -> harness
-// summary (reference/reproduce, its types in reference/summary) -> charts. This package
-// only draws: its functions take typed values (engine results, specs, harness
-// summaries) and return charts, tables and figures. It never runs a simulation or the
-// harness and computes no paper-vs-simulated number of its own: the geomeans of Fig. 9
-// and the reductions of Fig. 11 come in a summary, the expert-delivery bound comes from
+// summary (reference/reproduce computes it, its types are package summary) -> charts.
+// This package only draws: its functions take typed values (engine results, specs,
+// harness summaries) and return charts, tables and figures. It never runs a simulation
+// or the harness, imports nothing under reference/, and makes no verdict of its own:
+// every paper-vs-simulated row it shows is a summary.Row the harness judged (a
+// summary's Rows; the paper's values it draws as ticks and lines come from them), the
+// geomeans of Fig. 9 and the reductions of Fig. 11 come in a summary, the expert-delivery bound comes from
 // dash.SystemSpec.ExpertDelivery and the held-out GPU predictions from
 // gpu.Profile.HeldOutChecks. A new chart kind goes in its own file and follows the
 // same rule.
@@ -20,7 +22,7 @@
 //     library. A page or notebook shows LibraryHTML once, before its first chart.
 //   - Page builds a standalone, self-contained HTML page (prose, charts, tables) with the
 //     library inlined once.
-//   - Table renders "paper vs simulated" rows as an HTML table.
+//   - Table renders a figure's judged rows (summary.Row) as an HTML table.
 //   - GroupedBar, Lines, Scatter and Timeline are the reusable chart builders that the
 //     figure functions call: titles, axis names with units, a light theme, and an overlay
 //     for the paper's published values (ticks, RefLines, Bands); GroupedBar writes a reason
@@ -32,7 +34,7 @@
 // returning a Figure (charts, tables, the paper-vs-simulated rows of its published
 // numbers, caveats) or a chart:
 //
-//   - Fig1 and Table2 (the model catalogue: []summary.ModelRow), Inventory (one model's
+//   - Fig1 and Table2 (the model catalogue: summary.Catalogue), Inventory (one model's
 //     tensors);
 //   - GPUTiming (held-out predictions from gpu.Profile.HeldOutChecks, the error studies,
 //     the derived H100 PCIe), PredictionTable, ProfileSummary;
@@ -44,12 +46,12 @@
 //     from the engine);
 //   - Architecture (links, SRAM, page wave, expert-delivery bound), ArrayBandwidth;
 //   - ResultTable, PhaseBreakdown, RouteTable, PlanTable (simulations and placement plans);
-//   - PaperTable (every summary.Row, verdicts as the engine gave them).
+//   - PaperTable (every summary.Row, verdicts as the harness gave them).
 //
 // The bar, line, scatter and Gantt builders live in bar.go, line.go, scatter.go and
 // gantt.go; what they share in common.go. The HTML report of a reproduction is assembled
-// by the harness (reproduce.BuildReport, reproduce.WriteReport) from these figures on a
-// Page: `dashlab reproduce --out DIR` writes DIR/index.html.
+// from these figures on a Page by package reference/report, above both this package and
+// the harness: `dashlab reproduce --out DIR` writes DIR/index.html.
 //
 // Nothing here panics on bad input: go-echarts' render functions panic on template
 // errors and silently emit an empty option when JSON encoding fails (NaN in the data, for

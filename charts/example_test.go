@@ -30,20 +30,6 @@ func ExampleRender() {
 	// true
 }
 
-func ExampleRow_Status() {
-	for _, r := range []charts.Row{
-		{ID: "speedup", Paper: 1.94, Simulated: 1.90, Tolerance: 0.05},
-		{ID: "latency", Paper: 12, Simulated: 15, Tolerance: 0.10},
-		{ID: "tpot", Paper: 41, Simulated: math.NaN(), Tolerance: 0.10},
-	} {
-		fmt.Printf("%s: %s (%+.1f%%)\n", r.ID, r.Status(), r.Deviation()*100)
-	}
-	// Output:
-	// speedup: pass (-2.1%)
-	// latency: FAIL (+25.0%)
-	// tpot: not simulated yet (+NaN%)
-}
-
 // A standalone page inlines the library once, however many charts it has.
 func ExampleNewPage() {
 	a, _ := charts.Timeline(charts.TimelineSpec{Common: charts.Common{ID: "a"},

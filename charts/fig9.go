@@ -7,7 +7,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/dashlab/dashlab/reference"
 	"github.com/dashlab/dashlab/summary"
 )
 
@@ -32,14 +31,11 @@ var shortNames = map[string]string{
 	"llama4-maverick": "Llama 4", "deepseek-v3": "DS-V3", "deepseek-v2": "DS-V2",
 }
 
-// ShortModelName is a short label for a catalogue model ("qwen3-235b-a22b" -> "Qwen3"),
-// for crowded category axes; unknown ids fall back to the catalogue name, then the id.
+// ShortModelName is a short label for one of the paper's models ("qwen3-235b-a22b" ->
+// "Qwen3"), for crowded category axes; other ids are returned as they are.
 func ShortModelName(id string) string {
 	if s, ok := shortNames[id]; ok {
 		return s
-	}
-	if m, err := reference.Model(id); err == nil && m.Name != "" {
-		return m.Name
 	}
 	return id
 }
@@ -121,28 +117,16 @@ func (ix fig9Index) get(model, system string, batch, prompt, output int) (summar
 // axes of Fig. 9, where "Llama 4" ran into its neighbours at 1280 px.
 func axisModelName(id string) string { return strings.ReplaceAll(ShortModelName(id), " ", "") }
 
-// LengthLabel writes a sequence length the paper's way: 512, 1K, 4K, 20K, 1M
-// (1M is 1,000,000 tokens, as the paper's 4K/1M decode).
-func LengthLabel(n int) string {
-	if n >= 1_000_000 && n%1_000_000 == 0 {
-		return fmt.Sprintf("%dM", n/1_000_000)
-	}
-	if n >= 1024 && n%1024 == 0 {
-		return fmt.Sprintf("%dK", n/1024)
-	}
-	return fmt.Sprint(n)
-}
-
 // fig9Spec says how one panel of Fig. 9 normalizes.
 type fig9Spec struct {
 	id, title string
 	// tputRef gives, for a case, the case whose RelayOnly throughput is 1.
 	tputRef  func(c fig9Case) fig9Case
 	tputNote string
-	// rowIDs: the paper.yaml ids of the geomeans, by baseline; extra are rows that the
-	// figure lists as well (with their simulated values, NaN when not simulated).
+	// tputIDs and e2eIDs: the paper.yaml ids of the geomeans, by baseline; extra are
+	// further rows of the summary that the figure lists (id and metric).
 	tputIDs, e2eIDs map[string]string
-	extra           []Row
+	extra           []rowLabel
 	caption         string
 	notes           []string
 }
@@ -223,7 +207,7 @@ func buildFig9(sum summary.Fig9, spec fig9Spec, label func(fig9Case) string) (Fi
 	// Paired ratios DASH / baseline per case, their geomeans, and the paper's.
 	var ratioSeries, redSeries []Series
 	var ratioRefs, redRefs []RefLine
-	var rows []Row
+	var rows []summary.Row
 	for bi, pr := range sum.Paired {
 		b := pr.Baseline
 		rv, dv := make([]float64, len(cases)), make([]float64, len(cases))
@@ -238,7 +222,7 @@ func buildFig9(sum summary.Fig9, spec fig9Spec, label func(fig9Case) string) (Fi
 		ratioSeries = append(ratioSeries, Series{Name: name, Values: rv, Color: color})
 		redSeries = append(redSeries, Series{Name: "vs " + SystemName(b), Values: dv, Color: color})
 		gt, ge := pr.ThroughputSpeedupGeomean, pr.E2EReductionPct
-		pt, pe := paperValue(spec.tputIDs[b]), paperValue(spec.e2eIDs[b])
+		pt, pe := paperOf(sum.Rows, spec.tputIDs[b]), paperOf(sum.Rows, spec.e2eIDs[b])
 		ratioRefs = append(ratioRefs, RefLine{Name: fmt.Sprintf("simulated geomean vs %s: %.2f×", SystemName(b), gt), Y: gt, Color: color, Solid: true,
 			Label: fmt.Sprintf("simulated %.2f×", gt)})
 		redRefs = append(redRefs, RefLine{Name: fmt.Sprintf("simulated vs %s: %.1f %%", SystemName(b), ge), Y: ge, Color: color, Solid: true,
@@ -252,23 +236,14 @@ func buildFig9(sum summary.Fig9, spec fig9Spec, label func(fig9Case) string) (Fi
 				Label: fmt.Sprintf("paper %.1f %%", pe)})
 		}
 		n := fmt.Sprintf("%d paired (model, workload) cases", len(pr.Cases))
-		if id := spec.tputIDs[b]; id != "" {
-			row, err := paperRow(id, "geomean decode-throughput speedup of DASH over "+SystemName(b)+", "+n, gt)
-			if err != nil {
-				return Figure{}, err
-			}
-			row.WhatIf = sum.WhatIf.Any()
+		if row, ok := labelled(sum.Rows, spec.tputIDs[b], "geomean decode-throughput speedup of DASH over "+SystemName(b)+", "+n); ok {
 			rows = append(rows, row)
 		}
-		if id := spec.e2eIDs[b]; id != "" {
-			row, err := paperRow(id, "E2E reduction of DASH vs "+SystemName(b)+" (1 - geomean of paired ratios), "+n, ge)
-			if err != nil {
-				return Figure{}, err
-			}
-			row.WhatIf = sum.WhatIf.Any()
+		if row, ok := labelled(sum.Rows, spec.e2eIDs[b], "E2E reduction of DASH vs "+SystemName(b)+" (1 - geomean of paired ratios), "+n); ok {
 			rows = append(rows, row)
 		}
 	}
+	rows = append(rows, labelRows(sum.Rows, spec.extra)...)
 	fig := Figure{ID: spec.id, Title: spec.title, Caption: WhatIfCaption(spec.caption, sum.WhatIf), Charts: []Chart{tputChart, e2eChart}, Notes: spec.notes}
 	if len(ratioSeries) > 0 {
 		ratio, err := GroupedBar(BarSpec{
@@ -291,7 +266,7 @@ func buildFig9(sum summary.Fig9, spec fig9Spec, label func(fig9Case) string) (Fi
 		}
 		fig.Charts = append(fig.Charts, ratio, red)
 	}
-	fig.Rows = append(rows, spec.extra...)
+	fig.Rows = rows
 	return fig, nil
 }
 
@@ -311,29 +286,19 @@ func darker(c string) string {
 // to RelayOnly at the same B. Configurations that do not fit their memory system
 // (Compact-DASH with the largest models) are labelled "does not fit" where their bar
 // would be. Two more charts give DASH's paired speedups and E2E reductions over RelayOnly
-// and DirectOnly per case, with the harness's geometric means and the paper's (1.90×/1.84×,
-// 42.2 %/40.8 %); the rows compare them.
+// and DirectOnly per case, with the harness's geometric means and the paper's; the rows
+// (the harness's verdicts) compare them.
 func Fig9a(sum summary.Fig9) (Figure, error) {
 	maxB := 0
 	for _, p := range sum.Points {
 		maxB = max(maxB, p.Batch)
 	}
-	extra := []Row{}
+	var extra []rowLabel
 	// §I's B = 4 numbers, from the same sweep.
 	if b4 := sum.B4; b4 != nil && len(b4.Cases) > 0 {
-		for _, r := range []struct {
-			id, metric string
-			v          float64
-		}{
-			{"intro.b4.throughput_speedup_geomean.vs_relay_only", fmt.Sprintf("§I: B = 4 geomean throughput speedup over RelayOnly, %d models", len(b4.Cases)), b4.ThroughputSpeedupGeomean},
-			{"intro.b4.e2e_reduction_pct.vs_relay_only", fmt.Sprintf("§I: B = 4 E2E reduction vs RelayOnly, %d models", len(b4.Cases)), b4.E2EReductionPct},
-		} {
-			row, err := paperRow(r.id, r.metric, r.v)
-			if err != nil {
-				return Figure{}, err
-			}
-			row.WhatIf = sum.WhatIf.Any()
-			extra = append(extra, row)
+		extra = []rowLabel{
+			{"intro.b4.throughput_speedup_geomean.vs_relay_only", fmt.Sprintf("§I: B = 4 geomean throughput speedup over RelayOnly, %d models", len(b4.Cases))},
+			{"intro.b4.e2e_reduction_pct.vs_relay_only", fmt.Sprintf("§I: B = 4 E2E reduction vs RelayOnly, %d models", len(b4.Cases))},
 		}
 	}
 	return buildFig9(sum, fig9Spec{
@@ -354,26 +319,17 @@ func Fig9a(sum summary.Fig9) (Figure, error) {
 // Fig9b draws the paper's Fig. 9(b) from the harness's summary of the B = 1
 // sequence-length sweep (reproduce.SummariseFig9; L_in/L_out in 512/16, 4K/16, 512/20K,
 // 20K/20K within each model's context window), both metrics normalized to RelayOnly at the same model and workload,
-// with the paired speedups and E2E reductions and the paper's geomeans (1.79×/1.63×,
-// 40.1 %/35.6 %). The paper's Llama 4 KV-overflow cases (4K/256K, 4K/1M) are listed as
-// not simulated yet.
+// with the paired speedups and E2E reductions and the paper's geomeans. The paper's
+// Llama 4 KV-overflow cases (4K/256K, 4K/1M) are not in this sweep (a note says so).
 func Fig9b(sum summary.Fig9) (Figure, error) {
-	extra := []Row{}
-	for _, id := range []string{"fig9b.llama4_4k_1m.throughput_speedup.vs_relay_only", "fig9b.llama4_4k_1m.e2e_reduction_pct.vs_relay_only"} {
-		row, err := paperRow(id, "Llama 4 Maverick 4K/1M with HBM-to-HBF KV writeback", math.NaN())
-		if err != nil {
-			return Figure{}, err
-		}
-		extra = append(extra, row)
-	}
 	var grok []string
 	for _, p := range sum.Points {
 		if p.Model == "grok-1" && p.System == fig9Base {
-			grok = append(grok, LengthLabel(p.Prompt)+"/"+LengthLabel(p.Output))
+			grok = append(grok, summary.LengthLabel(p.Prompt)+"/"+summary.LengthLabel(p.Output))
 		}
 	}
 	notes := []string{"The paper's geomeans are over 20 (model, workload) combinations, which include Llama 4 Maverick's 4K/256K and 4K/1M KV-overflow cases; " +
-		"those are not simulated yet, so the simulated geomeans are over the cases shown."}
+		"those are not in this sweep (4K/256K is not simulated yet; 4K/1M is simulated with Fig. 12's study, fig9b.llama4_4k_1m.*), so the simulated geomeans are over the cases shown."}
 	if len(grok) > 0 {
 		notes = append(notes, "Grok-1 is run only at "+strings.Join(grok, " and ")+": the other workloads exceed its context window, as in the paper.")
 	}
@@ -383,10 +339,9 @@ func Fig9b(sum summary.Fig9) (Figure, error) {
 		tputNote: "decode throughput / RelayOnly's at the same model and workload (B = 1)",
 		tputIDs:  map[string]string{"relay-only": "fig9b.throughput_speedup_geomean.vs_relay_only", "direct-only": "fig9b.throughput_speedup_geomean.vs_direct_only"},
 		e2eIDs:   map[string]string{"relay-only": "fig9b.e2e_reduction_pct.vs_relay_only", "direct-only": "fig9b.e2e_reduction_pct.vs_direct_only"},
-		extra:    extra,
 		caption:  "B = 1 with short (512/16), prefill-dominant (4K/16), decode-heavy (512/20K) and long (20K/20K) prompt/output lengths.",
 		notes:    notes,
 	}, func(c fig9Case) string {
-		return axisModelName(c.model) + "\n" + LengthLabel(c.prompt) + "/" + LengthLabel(c.output)
+		return axisModelName(c.model) + "\n" + summary.LengthLabel(c.prompt) + "/" + summary.LengthLabel(c.output)
 	})
 }

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"html/template"
 	"strings"
+
+	"github.com/dashlab/dashlab/summary"
 )
 
 // Figure is one of the paper's figures or tables drawn from engine results: a title, a
@@ -23,7 +25,7 @@ type Figure struct {
 	Tables  []template.HTML // after the charts (from Table, PaperTable, HTMLTable, ...)
 	// Rows compares the figure's published numbers with the engine's, shown as a table
 	// after the charts and tables.
-	Rows  []Row
+	Rows  []summary.Row
 	Notes []string // plain text, last: caveats, what the engine does differently
 }
 

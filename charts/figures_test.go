@@ -5,8 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/dashlab/dashlab/dash/gpu"
-	"github.com/dashlab/dashlab/reference"
+	"github.com/dashlab/dashlab/dash/sim"
 	"github.com/dashlab/dashlab/summary"
 )
 
@@ -28,51 +27,6 @@ func mustContain(t *testing.T, s string, want ...string) {
 		if !strings.Contains(s, w) {
 			t.Errorf("missing %q", w)
 		}
-	}
-}
-
-func TestInventoryFigure(t *testing.T) {
-	f, err := Inventory(reference.MustModel("deepseek-v3"))
-	s := figureHTML(t, f, err)
-	mustContain(t, s, "routed_expert", "weight_scale_inv", "fp8_e4m3", "mtp (all MTP-layer tensors)", "Model-level tensors")
-}
-
-func TestGPUTimingFigure(t *testing.T) {
-	if testing.Short() {
-		t.Skip("refits the timing model once per shape family")
-	}
-	p, err := reference.LoadProfile(reference.DefaultProfile)
-	if err != nil {
-		t.Fatal(err)
-	}
-	checks, err := p.HeldOutChecks()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(checks) != len(p.Points) {
-		t.Errorf("%d checks for %d points", len(checks), len(p.Points))
-	}
-	loo, err := p.LeaveOneOut()
-	if err != nil {
-		t.Fatal(err)
-	}
-	h100, err := reference.Timing(reference.DefaultGPU)
-	if err != nil {
-		t.Fatal(err)
-	}
-	jitter, err := p.SweepJitter()
-	if err != nil {
-		t.Fatal(err)
-	}
-	f, err := GPUTiming(p, checks, GPUStats{LeaveOneOut: loo, Repeats: p.Repeats(), SizeJitter: jitter}, h100)
-	s := figureHTML(t, f, err)
-	mustContain(t, s, "DERIVED, NOT MEASURED", "derived, not measured (from h200-sxm)", "y = x (prediction = measurement)", "gpu.timing_model.median_err_pct",
-		"repeated shapes, one measurement predicted by the other", "size jitter, the floor of held-out sizes")
-	if all := gpu.SummariseChecks("all", checks); all.MedianPct <= 0 || all.MedianPct > 10 {
-		t.Errorf("held-out median error %.2f%%", all.MedianPct)
-	}
-	if _, err := GPUTiming(nil, nil, GPUStats{}, nil); err == nil {
-		t.Error("GPUTiming without data")
 	}
 }
 
@@ -132,15 +86,16 @@ func TestLegendWraps(t *testing.T) {
 
 func TestNamesModel(t *testing.T) {
 	for _, c := range []struct {
-		name, model string
-		want        bool
+		name, model, modelName string
+		want                   bool
 	}{
-		{"DeepSeek-V2, conventional", "deepseek-v2", true},
-		{"Qwen3, lookahead", "qwen3-235b-a22b", true},
-		{"conventional selection", "qwen3-235b-a22b", false},
-		{"DASH", "deepseek-v2", false},
+		{"DeepSeek-V2, conventional", "deepseek-v2", "DeepSeek-V2", true},
+		{"DS-V2, conventional", "deepseek-v2", "", true},
+		{"Qwen3, lookahead", "qwen3-235b-a22b", "", true},
+		{"conventional selection", "qwen3-235b-a22b", "Qwen3-235B-A22B", false},
+		{"DASH", "deepseek-v2", "DeepSeek-V2", false},
 	} {
-		if got := namesModel(c.name, c.model); got != c.want {
+		if got := namesModel(NamedResult{Name: c.name, Result: sim.Result{Model: c.model}, ModelName: c.modelName}); got != c.want {
 			t.Errorf("namesModel(%q, %q) = %v", c.name, c.model, got)
 		}
 	}

@@ -4,43 +4,28 @@ import (
 	"errors"
 	"fmt"
 	"html/template"
-	"math"
 	"slices"
 	"strconv"
 
 	"github.com/dashlab/dashlab/dash/gpu"
-	"github.com/dashlab/dashlab/reference"
+	"github.com/dashlab/dashlab/summary"
 	"gonum.org/v1/gonum/stat"
 )
 
-// GPUCheck is one measured operator and a prediction of it made by a timing model that
-// did not see it (gpu.HeldOutCheck, from Profile.HeldOutChecks).
-type GPUCheck = gpu.HeldOutCheck
-
-// GPUStats are the timing model's error statistics as package gpu computes them.
-type GPUStats struct {
-	LeaveOneOut    []gpu.ErrorStats // Profile.LeaveOneOut (reproduce: Artifacts.GPUValidation)
-	HeldOut        []gpu.ErrorStats // Profile.HeldOut: whole shape families held out
-	HeldOutByModel []gpu.ErrorStats // Profile.HeldOutByModel: every GEMM of one model held out
-	HeldOutSizes   []gpu.ErrorStats // Profile.HeldOutSweep: every measurement of one size held out
-	// Repeats and SizeJitter are what the profile's own noise allows
-	// (Profile.Repeats, Profile.SweepJitter: the floor of HeldOutSizes).
-	Repeats    []gpu.ErrorStats
-	SizeJitter []gpu.SweepJitter
-}
-
-// GPUTiming draws the GPU timing model (§VI-A): the held-out predictions against the
-// measurements per operator kind on log-log axes with y = x, the error statistics
-// (package gpu's leave-one-out and held-out studies and the scatter's own), the paper's
-// validation numbers against the leave-one-out GEMM errors, and the H100 PCIe timings
-// derived from the measured H200 profile — derived, not measured, and drawn as such.
-// h100 may be nil to leave the derived GPU out; checks come from gpu.Profile.HeldOutChecks.
-func GPUTiming(p *gpu.Profile, checks []GPUCheck, stats GPUStats, h100 *gpu.Model) (Figure, error) {
+// GPUTiming draws the GPU timing model's validation (§VI-A, the harness's
+// summary.GPUValidation): the held-out predictions against the measurements per operator
+// kind on log-log axes with y = x, the error statistics (package gpu's leave-one-out and
+// held-out studies and the scatter's own), the paper's validation numbers against the
+// leave-one-out GEMM errors (the harness's rows), and the timings of a GPU derived from
+// the measured profile (the paper's H100 PCIe) — derived, not measured, and drawn as such
+// (v.Derived nil leaves it out).
+func GPUTiming(v summary.GPUValidation) (Figure, error) {
+	p, checks, stats, h100 := v.Profile, v.Checks, v, v.Derived
 	if p == nil || len(checks) == 0 {
 		return Figure{}, errors.New("charts: GPUTiming needs a profile and held-out checks")
 	}
 	src := p.GPU()
-	byKind := map[string][]GPUCheck{}
+	byKind := map[string][]gpu.HeldOutCheck{}
 	var kinds []string
 	for _, c := range checks {
 		if byKind[c.Kind] == nil {
@@ -65,10 +50,12 @@ func GPUTiming(p *gpu.Profile, checks []GPUCheck, stats GPUStats, h100 *gpu.Mode
 	// kind: the harder test) and the checked one (GEMM leave-one-out, paper.yaml's
 	// gpu.timing_model ids). The subtitle names both.
 	checked := ""
+	median, _ := summary.RowByID(v.Rows, "gpu.timing_model.median_err_pct")
+	p90, _ := summary.RowByID(v.Rows, "gpu.timing_model.p90_err_pct")
 	for _, s := range stats.LeaveOneOut {
 		if s.Kind == "gemm" {
-			checked = fmt.Sprintf("\nthe checked number is another study: GEMM leave-one-out, median %.2f %% (held to at most %s %%; the paper's 0.51 %% is its own model on its own GPU)",
-				s.MedianPct, strconv.FormatFloat(atMost("gpu.timing_model.median_err_pct"), 'g', -1, 64))
+			checked = fmt.Sprintf("\nthe checked number is another study: GEMM leave-one-out, median %.2f %% (held to at most %s %%; the paper's %s %% is its own model on its own GPU)",
+				s.MedianPct, bound(median), strconv.FormatFloat(median.Paper, 'g', -1, 64))
 		}
 	}
 	scatter, err := Scatter(ScatterSpec{
@@ -103,23 +90,13 @@ func GPUTiming(p *gpu.Profile, checks []GPUCheck, stats GPUStats, h100 *gpu.Mode
 		ID:    "gpu_timing",
 		Title: "GPU timing model",
 		Caption: fmt.Sprintf("Operator latencies measured on the %s (%d points), interpolated within each shape family and extended by fitted rooflines. "+
-			"The paper validates its own model (H100 PCIe, 1,107 points) at a median relative error of 0.51 %% and a 90th percentile of 3.52 %%.",
-			src.Name, len(p.Points)),
+			"The paper validates its own model on its own H100 PCIe measurements at a median relative error of %s %% and a 90th percentile of %s %%.",
+			src.Name, len(p.Points), strconv.FormatFloat(median.Paper, 'g', -1, 64), strconv.FormatFloat(p90.Paper, 'g', -1, 64)),
 		Charts: []Chart{scatter},
 		Tables: []template.HTML{HTMLTable("Relative error of the predicted median latency, by study (the scatter above: held-out families; the checked rows: GEMM leave-one-out; the last rows: what the profile's own noise allows)", []string{"Study", "Kind", "Points", "Median", "90th percentile"}, rows)},
 	}
-	for _, s := range stats.LeaveOneOut {
-		if s.Kind != "gemm" {
-			continue
-		}
-		for _, r := range []struct {
-			id string
-			v  float64
-		}{{"gpu.timing_model.median_err_pct", s.MedianPct}, {"gpu.timing_model.p90_err_pct", s.P90Pct}} {
-			row, err := paperRow(r.id, "GEMM leave-one-out error ("+src.ID+" profile), a bound: the paper's value is its own model on its own GPU", r.v)
-			if err != nil {
-				return Figure{}, err
-			}
+	for _, id := range []string{"gpu.timing_model.median_err_pct", "gpu.timing_model.p90_err_pct"} {
+		if row, ok := labelled(v.Rows, id, "GEMM leave-one-out error ("+src.ID+" profile), a bound: the paper's value is its own model on its own GPU"); ok {
 			fig.Rows = append(fig.Rows, row)
 		}
 	}
@@ -244,11 +221,10 @@ func ProfileSummary(p *gpu.Profile) template.HTML {
 	return HTMLTable(caption, nil, rows)
 }
 
-// atMost is the bound of a paper.yaml id (its at_most), NaN when it has none.
-func atMost(id string) float64 {
-	e, err := reference.PaperValue(id)
-	if err != nil || e.AtMost <= 0 {
-		return math.NaN()
+// bound writes a row's bound (its AtMost), "?" when it has none.
+func bound(r summary.Row) string {
+	if r.AtMost == nil {
+		return "?"
 	}
-	return e.AtMost
+	return strconv.FormatFloat(*r.AtMost, 'g', -1, 64)
 }

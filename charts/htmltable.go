@@ -6,6 +6,8 @@ import (
 	"regexp"
 	"strings"
 	"sync"
+
+	"github.com/dashlab/dashlab/summary"
 )
 
 var numericCell = sync.OnceValue(func() *regexp.Regexp {
@@ -39,7 +41,7 @@ func HTMLTable(caption string, header []string, rows [][]string) template.HTML {
 				cell = r[i]
 			}
 			style := tdStyle
-			if st, ok := statusStyle[Status(cell)]; ok {
+			if st, ok := statusStyle[summary.Status(cell)]; ok {
 				style = st
 			} else if numericCell().MatchString(strings.TrimSpace(cell)) {
 				style = numStyle

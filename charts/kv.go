@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"strconv"
 
 	"github.com/dashlab/dashlab/dash"
 	"github.com/dashlab/dashlab/dash/lookahead"
@@ -13,12 +14,16 @@ import (
 )
 
 // KVSplit draws where the KV cache lives against generated tokens (§VI-F's
-// asymmetric placement): HBM (decode KV up to the budget) and HBF (the
-// prompt's KV and the written-back waves), with the paper's final split as
-// reference lines. The subtitle names the run's model and workload (c) and,
-// on a line of its own, how it differs from the paper's Fig. 12 run (w, from
-// reproduce.Fig12Changes; empty for the paper's).
-func KVSplit(id string, c summary.Case, w summary.WhatIf, traj []sim.KVPoint) (Chart, error) {
+// asymmetric placement; the harness's summary.KVSplit, reproduce.KVStudy): HBM (decode
+// KV up to the budget) and HBF (the prompt's KV and the written-back waves), with the
+// paper's final split as reference lines. The subtitle names the run's model and
+// workload and, on a line of its own, how it differs from the paper's Fig. 12 run
+// (empty for the paper's).
+func KVSplit(id string, k summary.KVSplit) (Chart, error) {
+	return kvSplit(id, CaseLabel(k.ModelName, k.Case), k.WhatIf, k.Trajectory, k.Rows)
+}
+
+func kvSplit(id, label string, w summary.WhatIf, traj []sim.KVPoint, rows []summary.Row) (Chart, error) {
 	if len(traj) == 0 {
 		return nil, errors.New("charts: KVSplit: no KV trajectory")
 	}
@@ -31,12 +36,12 @@ func KVSplit(id string, c summary.Case, w summary.WhatIf, traj []sim.KVPoint) (C
 	}
 	var refs []RefLine
 	for _, r := range []struct{ id, name string }{{"fig12.kv_hbm_gb", "paper: HBM at 1M"}, {"fig12.kv_hbf_gb", "paper: HBF at 1M"}} {
-		if v := paperValue(r.id); !math.IsNaN(v) {
+		if v := paperOf(rows, r.id); !math.IsNaN(v) {
 			refs = append(refs, RefLine{Name: fmt.Sprintf("%s %.2f GB", r.name, v), Y: v})
 		}
 	}
 	return Lines(LineSpec{
-		Common: Common{ID: id, Title: "KV cache placement over the decode", Subtitle: WhatIfSubtitle(CaseLabel(c), w), Height: "420px"},
+		Common: Common{ID: id, Title: "KV cache placement over the decode", Subtitle: WhatIfSubtitle(label, w), Height: "420px"},
 		XName:  "Generated tokens", YName: "KV cache (GB)",
 		Series:   []XYSeries{{Name: "HBM (decode KV)", Points: hbm}, {Name: "HBF (prompt + written back)", Points: hbf}, {Name: "Total", Points: total}},
 		RefLines: refs,
@@ -57,7 +62,7 @@ var fig12Axis = map[summary.Fig12Param]struct {
 // page size, t_R and per-route D2D bandwidth, each normalized to the
 // paper's reference point, under both readings of t_R; program-busy time
 // against the E2E-exposed write stall over t_PROG; the KV split; and the
-// paper's numbers against the engine's.
+// paper's numbers against the engine's (the harness's rows).
 func Fig12(r *summary.Fig12Result) (Figure, error) {
 	if r == nil || len(r.Points) == 0 {
 		return Figure{}, errors.New("charts: Fig12: no sensitivity results")
@@ -71,7 +76,7 @@ func Fig12(r *summary.Fig12Result) (Figure, error) {
 	on := summary.Case{Model: nom.Model, System: nom.System, Batch: nom.Batch, Prompt: nom.Prompt, Output: nom.Output}
 	w := r.WhatIf
 	fig := Figure{ID: "fig12", Title: "Fig. 12: sensitivity to the HBF parameters (§VI-F)",
-		Caption: WhatIfCaption("", w) + CaseLabel(on) + ": prompt KV in HBF, decode KV in HBM up to the package-wide budget, then written back " +
+		Caption: WhatIfCaption("", w) + CaseLabel(r.ModelName, on) + ": prompt KV in HBF, decode KV in HBM up to the package-wide budget, then written back " +
 			"page wave by page wave. Each sweep is normalized as the paper does; both readings of t_R (paper: t_R a readiness latency only; physical: one page wave per t_R per stack)."}
 	for _, p := range []summary.Fig12Param{summary.Fig12PageSize, summary.Fig12TRead, summary.Fig12Link} {
 		ax := fig12Axis[p]
@@ -106,7 +111,7 @@ func Fig12(r *summary.Fig12Result) (Figure, error) {
 			XYSeries{Name: "exposed stall, " + rd.String() + " reading", Points: stall})
 	}
 	// the paper's two published stalls, drawn in the paper reading's colour (legend: "... (paper)")
-	paper := []XYSeries{{Name: "exposed stall, paper reading", Points: []Point{{X: 500, Y: paperValue("fig12.write_stall_s.tprog500us")}, {X: 5000, Y: paperValue("fig12.write_stall_s.tprog5ms")}}}}
+	paper := []XYSeries{{Name: "exposed stall, paper reading", Points: []Point{{X: 500, Y: paperOf(r.Rows, "fig12.write_stall_s.tprog500us")}, {X: 5000, Y: paperOf(r.Rows, "fig12.write_stall_s.tprog5ms")}}}}
 	c, err := Lines(LineSpec{
 		Common: Common{ID: "fig12_t_prog", Title: "HBF program latency: program-busy time against exposed stall", Subtitle: WhatIfSubtitle("totals over the run, both stacks' programs summed", w), Height: "420px"},
 		XName:  "t_PROG (µs)", YName: "Time (s)", Series: series, Paper: paper, LogX: true,
@@ -116,56 +121,24 @@ func Fig12(r *summary.Fig12Result) (Figure, error) {
 	}
 	fig.Charts = append(fig.Charts, c)
 	if len(r.KV) > 0 {
-		c, err := KVSplit("fig12_kv", on, w, r.KV)
+		c, err := kvSplit("fig12_kv", CaseLabel(r.ModelName, on), w, r.KV, r.Rows)
 		if err != nil {
 			return Figure{}, err
 		}
 		fig.Charts = append(fig.Charts, c)
 	}
-	for _, x := range []struct {
-		id, metric string
-		v          float64
-	}{{"fig12.kv_hbm_gb", "KV in HBM at 1M", nom.KV.HBM().GB()}, {"fig12.kv_hbf_gb", "KV in HBF at 1M", nom.KV.HBF().GB()},
-		{"fig9b.llama4_4k_1m.kv_cache_gb", "KV cache at 1M", nom.KV.Total().GB()}} {
-		row, err := paperRow(x.id, x.metric, x.v)
-		if err != nil {
-			return Figure{}, err
-		}
-		row.WhatIf = w.Any()
-		fig.Rows = append(fig.Rows, row)
-	}
-	for _, x := range r.Sweep(summary.Fig12TProg, dash.ReadingPaper) {
-		id := map[float64]string{500: "fig12.write_stall_s.tprog500us", 5000: "fig12.write_stall_s.tprog5ms"}[x.Value]
-		if id == "" {
-			continue
-		}
-		row, err := paperRow(id, "exposed write stall, t_PROG "+x.Label, x.Stall.Seconds())
-		if err != nil {
-			return Figure{}, err
-		}
-		row.WhatIf = w.Any()
-		fig.Rows = append(fig.Rows, row)
-	}
-	if relay, ok := r.RelayOnly[dash.ReadingPaper]; ok && relay.DecodeThroughput > 0 {
-		for _, x := range []struct {
-			id, metric string
-			v          float64
-		}{{"fig9b.llama4_4k_1m.throughput_speedup.vs_relay_only", "4K/1M throughput speedup vs RelayOnly", nom.DecodeThroughput / relay.DecodeThroughput},
-			{"fig9b.llama4_4k_1m.e2e_reduction_pct.vs_relay_only", "4K/1M E2E reduction vs RelayOnly", 100 * (1 - nom.E2E.Seconds()/relay.E2E.Seconds())}} {
-			row, err := paperRow(x.id, x.metric, x.v)
-			if err != nil {
-				return Figure{}, err
-			}
-			row.WhatIf = w.Any()
-			fig.Rows = append(fig.Rows, row)
-		}
-	}
+	fig.Rows = append(fig.Rows, labelRows(r.Rows, []rowLabel{
+		{"fig12.kv_hbm_gb", "KV in HBM at 1M"}, {"fig12.kv_hbf_gb", "KV in HBF at 1M"}, {"fig9b.llama4_4k_1m.kv_cache_gb", "KV cache at 1M"},
+		{"fig12.write_stall_s.tprog500us", "exposed write stall, t_PROG 500µs"}, {"fig12.write_stall_s.tprog5ms", "exposed write stall, t_PROG 5ms"},
+		{"fig9b.llama4_4k_1m.throughput_speedup.vs_relay_only", "4K/1M throughput speedup vs RelayOnly"},
+		{"fig9b.llama4_4k_1m.e2e_reduction_pct.vs_relay_only", "4K/1M E2E reduction vs RelayOnly"},
+	})...)
 	for _, rd := range dash.Readings() {
 		pts := r.Sweep(summary.Fig12PageSize, rd)
 		if n := len(pts); n > 2 && pts[n-1].Normalized > pts[n-2].Normalized {
 			fig.Notes = append(fig.Notes, fmt.Sprintf("%v reading: the page-size trend turns at %s (%.3f against %.3f at %s). "+
-				"The HBF transfer chunk is half a page wave (32 MiB at 32 KiB pages), coarser than the HBF share of a replicated attention projection at B = 1, "+
-				"so that share's start-up (sense, TSV fill and link crossing of one chunk) grows; on a 4K/2K decode the attention-projection time goes from 4.0 s to 7.1 s between 16 and 32 KiB.",
+				"The HBF transfer chunk is half a page wave, so at the largest pages it is coarser than the HBF share of a replicated attention projection at B = 1, "+
+				"and that share's start-up (sense, TSV fill and link crossing of one chunk) grows.",
 				rd, pts[n-1].Label, pts[n-1].Normalized, pts[n-2].Normalized, pts[n-2].Label))
 		}
 		for _, x := range r.Sweep(summary.Fig12TProg, rd) {
@@ -177,9 +150,17 @@ func Fig12(r *summary.Fig12Result) (Figure, error) {
 			}
 		}
 	}
-	fig.Notes = append(fig.Notes,
-		"The HBM decode-KV budget comes from the planner: HBM capacity less the replicated weights (attention, norms and routers, dense FFN, LM head) and the prefill workspace. "+
-			"The paper's 24.46 GB is about 2.9 GB smaller, the size of the embedding table (2.07 GB) plus the prompt's KV (0.81 GB): its placement apparently keeps more in HBM; the engine does not guess it.",
+	budget := "The HBM decode-KV budget comes from the planner: HBM capacity less the replicated weights (attention, norms and routers, dense FFN, LM head) and the prefill workspace"
+	if b := nom.KV.BudgetHBM; b > 0 {
+		budget += fmt.Sprintf(" (%v in the nominal run)", b)
+	}
+	budget += "."
+	if hbm, ok := summary.RowByID(r.Rows, "fig12.kv_hbm_gb"); ok && hbm.Simulated != nil {
+		budget += fmt.Sprintf(" The paper's %s GB in HBM is %.2f GB less than the engine keeps there; the paper does not state its budget's parts, "+
+			"and none of the candidates measured in notebook 08 (the embedding table, the prompt's KV, both, whole page waves, GiB stacks) lands within the paper's rounding, "+
+			"so the engine keeps its planner's budget.", strconv.FormatFloat(hbm.Paper, 'f', -1, 64), *hbm.Simulated-hbm.Paper)
+	}
+	fig.Notes = append(fig.Notes, budget,
 		"A page wave programs every die, plane and subarray of a stack, so a program blocks every read of that stack for t_PROG (program/read interference); "+
 			"the stall is E2E at that t_PROG less E2E of the same run whose programs take no time.",
 		sampleNote(r.DecodeSample))

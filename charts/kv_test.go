@@ -25,6 +25,9 @@ func TestKVCharts(t *testing.T) {
 			}
 		}
 	}
+	for _, id := range []string{"fig12.kv_hbm_gb", "fig12.kv_hbf_gb", "fig9b.llama4_4k_1m.kv_cache_gb", "fig12.write_stall_s.tprog500us", "fig12.write_stall_s.tprog5ms"} {
+		res.Rows = append(res.Rows, judged(id, "", 1, 1, 1, true))
+	}
 	res.KV = []sim.KVPoint{{HBF: unit.GB}, {Generated: 500000, HBM: 24 * unit.GB, HBF: 80 * unit.GB}, {Generated: 999999, HBM: 24 * unit.GB, HBF: 173 * unit.GB}}
 	f, err := Fig12(res)
 	if err != nil {
@@ -53,7 +56,7 @@ func TestKVCharts(t *testing.T) {
 	if err != nil || c == nil {
 		t.Fatal(err)
 	}
-	if _, err := KVSplit("kv", summary.Case{}, nil, nil); err == nil {
+	if _, err := KVSplit("kv", summary.KVSplit{}); err == nil {
 		t.Error("KVSplit of nothing drew")
 	}
 }

@@ -14,9 +14,9 @@ import (
 // Fig11 draws the lookahead study (§VI-D, Fig. 11): for each model and HBF
 // read latency t_R, the E2E and TPOT reductions of lookahead expert
 // selection over the conventional flow on DASH, with the paper's published
-// points (t_R = 3 µs and 32 µs) as ticks and diamonds. With more than
-// two t_R values it adds the reductions against t_R, as the paper's figure
-// sweeps them.
+// points (each pair's rows, the harness's verdicts) as ticks and diamonds.
+// With more than two t_R values it adds the reductions against t_R, as the
+// paper's figure sweeps them.
 func Fig11(pairs []summary.LookaheadPair) (Figure, error) {
 	if len(pairs) == 0 {
 		return Figure{}, errors.New("charts: Fig11: no lookahead results")
@@ -49,7 +49,7 @@ func Fig11(pairs []summary.LookaheadPair) (Figure, error) {
 	// Bars: one group per (model, t_R) the paper reports.
 	var cats []string
 	var e2e, tpot, pe2e, ptpot []float64
-	var rows []Row
+	var rows []summary.Row
 	for _, m := range models {
 		for _, tr := range trs {
 			p, ok := find(m, tr)
@@ -59,21 +59,12 @@ func Fig11(pairs []summary.LookaheadPair) (Figure, error) {
 			cats = append(cats, fmt.Sprintf("%s\nt_R %s", ShortModelName(m), Dur(tr)))
 			e2e = append(e2e, p.E2EReductionPct())
 			tpot = append(tpot, p.TPOTReductionPct())
-			pe2e = append(pe2e, paperValue(id(m, tr, "e2e")))
-			ptpot = append(ptpot, paperValue(id(m, tr, "tpot")))
-			for _, w := range []struct {
-				what string
-				v    float64
-			}{{"e2e", p.E2EReductionPct()}, {"tpot", p.TPOTReductionPct()}} {
-				if math.IsNaN(paperValue(id(m, tr, w.what))) {
-					continue
+			pe2e = append(pe2e, paperOf(p.Rows, id(m, tr, "e2e")))
+			ptpot = append(ptpot, paperOf(p.Rows, id(m, tr, "tpot")))
+			for _, what := range []string{"e2e", "tpot"} {
+				if r, ok := labelled(p.Rows, id(m, tr, what), fmt.Sprintf("%s %s reduction, t_R %s", ShortModelName(m), what, Dur(tr))); ok {
+					rows = append(rows, r)
 				}
-				r, err := paperRow(id(m, tr, w.what), fmt.Sprintf("%s %s reduction, t_R %s", ShortModelName(m), w.what, Dur(tr)), w.v)
-				if err != nil {
-					return Figure{}, err
-				}
-				r.WhatIf = p.WhatIf.Any()
-				rows = append(rows, r)
 			}
 		}
 	}
@@ -105,9 +96,9 @@ func Fig11(pairs []summary.LookaheadPair) (Figure, error) {
 			for _, tr := range trs {
 				if p, ok := find(m, tr); ok {
 					pts = append(pts, Point{X: tr.Microseconds(), Y: p.TPOTReductionPct()})
-				}
-				if v := paperValue(id(m, tr, "tpot")); !math.IsNaN(v) {
-					pp = append(pp, Point{X: tr.Microseconds(), Y: v})
+					if v := paperOf(p.Rows, id(m, tr, "tpot")); !math.IsNaN(v) {
+						pp = append(pp, Point{X: tr.Microseconds(), Y: v})
+					}
 				}
 			}
 			name := ShortModelName(m) + " TPOT"

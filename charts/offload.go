@@ -25,7 +25,7 @@ func Fig10(f *summary.Fig10Result) (Figure, error) {
 	if err != nil {
 		return Figure{}, err
 	}
-	b, err := fig10Slowdowns(f.Evaluations, fmt.Sprintf("TPOT / DASH TPOT, %s %d/%d, %d host cores (modelled); band: the paper's Hybrid range",
+	b, err := fig10Slowdowns(f.Rows, f.Evaluations, fmt.Sprintf("TPOT / DASH TPOT, %s %d/%d, %d host cores (modelled); band: the paper's Hybrid range",
 		ShortModelName(f.Model), f.Prompt, f.Output, f.Evaluations[0].Scenario.Cores), "fig10_b")
 	if err != nil {
 		return Figure{}, err
@@ -36,34 +36,18 @@ func Fig10(f *summary.Fig10Result) (Figure, error) {
 			"All three share the engine's non-expert GPU time per token and are normalised to the engine's DASH TPOT.",
 		Charts: []Chart{a, b}}
 	if len(f.Measured) > 0 {
-		c, err := fig10Slowdowns(f.Measured, fmt.Sprintf("the same at the host's largest measured core count, %d (no core-scaling model)", f.Measured[0].Scenario.Cores), "fig10_b16")
+		c, err := fig10Slowdowns(f.Rows, f.Measured, fmt.Sprintf("the same at the host's largest measured core count, %d (no core-scaling model)", f.Measured[0].Scenario.Cores), "fig10_b16")
 		if err != nil {
 			return Figure{}, err
 		}
 		fig.Charts = append(fig.Charts, c)
 	}
-	var rows []Row
-	var slow, red []float64
-	for _, e := range f.Evaluations {
-		slow = append(slow, e.Slowdown(e.Hybrid))
-		red = append(red, e.HybridReductionPct())
-	}
-	for _, r := range []struct {
-		id, metric string
-		v          float64
-	}{
-		{"fig10.hybrid_slowdown_vs_dash.min", "Hybrid slowdown vs DASH, smallest over B", slices.Min(slow)},
-		{"fig10.hybrid_slowdown_vs_dash.max", "Hybrid slowdown vs DASH, largest over B", slices.Max(slow)},
-		{"fig10.hybrid_reduction_pct.min", "Hybrid TPOT reduction over the better single path, smallest", slices.Min(red)},
-		{"fig10.hybrid_reduction_pct.max", "Hybrid TPOT reduction over the better single path, largest", slices.Max(red)},
-	} {
-		row, err := paperRow(r.id, r.metric, r.v)
-		if err != nil {
-			return Figure{}, err
-		}
-		rows = append(rows, row)
-	}
-	fig.Rows = rows
+	fig.Rows = append(fig.Rows, labelRows(f.Rows, []rowLabel{
+		{"fig10.hybrid_slowdown_vs_dash.min", "Hybrid slowdown vs DASH, smallest over B"},
+		{"fig10.hybrid_slowdown_vs_dash.max", "Hybrid slowdown vs DASH, largest over B"},
+		{"fig10.hybrid_reduction_pct.min", "Hybrid TPOT reduction over the better single path, smallest"},
+		{"fig10.hybrid_reduction_pct.max", "Hybrid TPOT reduction over the better single path, largest"},
+	})...)
 	e := f.Evaluations[0]
 	fig.Notes = []string{
 		fmt.Sprintf("The shipped host is a 16-core VM: at 16 threads it runs B=1's eight experts (%.0f MB) in %.1f ms, about %.0f GB/s of expert weights; "+
@@ -150,7 +134,8 @@ func fig10Curve(curve []summary.CoreCurvePoint) (Chart, error) {
 	return line, nil
 }
 
-func fig10Slowdowns(evs []offload.Evaluation, subtitle, id string) (Chart, error) {
+func fig10Slowdowns(rows []summary.Row, evs []offload.Evaluation, subtitle, id string) (Chart, error) {
+	lo, hi := paperOf(rows, "fig10.hybrid_slowdown_vs_dash.min"), paperOf(rows, "fig10.hybrid_slowdown_vs_dash.max")
 	var cats []string
 	var stream, page, cpu, hybrid []float64
 	for _, e := range evs {
@@ -165,6 +150,6 @@ func fig10Slowdowns(evs []offload.Evaluation, subtitle, id string) (Chart, error
 		XName:  "Batch size", YName: "TPOT / DASH TPOT (x)", Categories: cats, LogY: true, YMin: 1,
 		Series: []Series{{Name: "Weight streaming (pinned)", Values: stream}, {Name: "Weight streaming (pageable)", Values: page},
 			{Name: "CPU compute", Values: cpu}, {Name: "Hybrid oracle", Values: hybrid}},
-		Bands: []Band{{Name: "Paper: Hybrid 8.22-12.32x", Lo: paperValue("fig10.hybrid_slowdown_vs_dash.min"), Hi: paperValue("fig10.hybrid_slowdown_vs_dash.max")}},
+		Bands: []Band{{Name: fmt.Sprintf("Paper: Hybrid %s-%sx", fmtG(lo), fmtG(hi)), Lo: lo, Hi: hi}},
 	})
 }

@@ -12,6 +12,8 @@ import (
 	"sync"
 
 	"github.com/dashlab/dashlab/internal/safeio"
+
+	"github.com/dashlab/dashlab/summary"
 )
 
 // Page builds a standalone, self-contained HTML page: a title, then sections of prose,
@@ -86,8 +88,8 @@ func (p *Page) Text(paragraphs ...string) *Page {
 // HTML adds trusted HTML as it is (a table from Table, a list, a figure caption).
 func (p *Page) HTML(h template.HTML) *Page { return p.add(h) }
 
-// Table adds a "paper vs simulated" table (see Table).
-func (p *Page) Table(caption string, rows []Row) *Page { return p.add(Table(caption, rows)) }
+// Table adds a "paper vs simulated" table of judged rows (see Table).
+func (p *Page) Table(caption string, rows []summary.Row) *Page { return p.add(Table(caption, rows)) }
 
 var snippetID = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^<div class="dashlab-chart" id="([^"]+)"`) })
 

@@ -10,20 +10,6 @@ import (
 	"github.com/dashlab/dashlab/summary"
 )
 
-// RowStatus is the verdict of a summary.Row, as the engine gave it.
-func RowStatus(r summary.Row) Status {
-	switch {
-	case r.Simulated == nil:
-		return NotSimulated
-	case r.Pass == nil:
-		return Reported
-	case *r.Pass:
-		return Pass
-	default:
-		return Fail
-	}
-}
-
 func fmtPaper(v float64) string {
 	if math.IsNaN(v) {
 		return "—"
@@ -34,36 +20,26 @@ func fmtPaper(v float64) string {
 // PaperTable renders the full "paper vs simulated" table of a reproduction
 // (the harness's []summary.Row): every number the paper publishes, in reference/paper.yaml's
 // order, with the simulated value, the deviation (simulated - paper, in the unit), the
-// tolerance and the engine's verdict: pass (green), FAIL (red) or not simulated yet
-// (grey; those ids are listed, never dropped). The last column says how the value was
-// obtained (and the paper entry's note). The caption gives the counts. The verdicts are
-// the engine's own (summary.Row.Pass), so the table agrees with `dashlab reproduce`.
+// tolerance and the harness's verdict (summary.Row.Status): pass (green), FAIL (red),
+// reported (blue: the physical reading's values) or not simulated yet (grey; those ids
+// are listed, never dropped). The last column says how the value was obtained (and the
+// paper entry's note). The caption gives the counts. The verdicts are the harness's own,
+// so the table agrees with `dashlab reproduce`.
 func PaperTable(caption string, rows []summary.Row) template.HTML {
 	esc := template.HTMLEscapeString
-	pass, fail, pending, reported := 0, 0, 0, 0
-	for _, r := range rows {
-		switch RowStatus(r) {
-		case Pass:
-			pass++
-		case Fail:
-			fail++
-		case Reported:
-			reported++
-		default:
-			pending++
-		}
-	}
+	n := summary.Tally(rows)
+	reported := n[summary.StatusReported]
 	var b strings.Builder
 	b.WriteString(`<div style="overflow-x:auto;max-width:100%">`)
 	fmt.Fprintf(&b, `<table class="dashlab-table dashlab-paper-table" style="%s">`, tableStyle)
-	summary := fmt.Sprintf("%d ids: %d pass, %d fail, %d not simulated yet", len(rows)-reported, pass, fail, pending)
+	counts := fmt.Sprintf("%d ids: %d pass, %d fail, %d not simulated yet", len(rows)-reported, n[summary.StatusPass], n[summary.StatusFail], n[summary.StatusNotSimulated])
 	if reported > 0 {
-		summary += fmt.Sprintf("; %d reported beside them under the physical reading of t_R (id suffix .physical, not checked)", reported)
+		counts += fmt.Sprintf("; %d reported beside them under the physical reading of t_R (id suffix .physical, not checked)", reported)
 	}
 	if caption != "" {
-		summary = caption + " — " + summary
+		counts = caption + " — " + counts
 	}
-	fmt.Fprintf(&b, `<caption style="%s">%s</caption>`, capStyle, esc(summary))
+	fmt.Fprintf(&b, `<caption style="%s">%s</caption>`, capStyle, esc(counts))
 	b.WriteString(`<thead><tr>`)
 	for _, h := range []string{"id", "§", "paper", "simulated", "deviation", "tolerance", "verdict", "how"} {
 		fmt.Fprintf(&b, `<th style="%s">%s</th>`, thStyle, h)
@@ -72,7 +48,7 @@ func PaperTable(caption string, rows []summary.Row) template.HTML {
 	small := tdStyle + `;font-size:12px;color:#5f6368;min-width:200px`
 	idStyle := tdStyle + `;font-size:12px`
 	for _, r := range rows {
-		st := RowStatus(r)
+		st := r.Status()
 		unit := ""
 		if r.Unit != "" {
 			unit = " " + r.Unit
@@ -126,40 +102,4 @@ func signedG(x float64) string {
 		s = "+" + s
 	}
 	return s
-}
-
-// PaperRows converts reproduce rows to Rows (the form Table and Figure.Rows take), with
-// the tolerance made relative; the verdicts agree with the engine's (both allow 1e-12
-// for rounding).
-func PaperRows(rows []summary.Row) []Row {
-	out := make([]Row, len(rows))
-	for i, r := range rows {
-		sim := math.NaN()
-		if r.Simulated != nil {
-			sim = *r.Simulated
-		}
-		tol := r.Tolerance
-		if r.Paper != 0 {
-			tol /= math.Abs(r.Paper)
-		}
-		out[i] = Row{ID: r.ID, Metric: r.Section, Unit: r.Unit, Paper: r.Paper, Simulated: sim, Tolerance: tol}
-		if r.AtMost != nil {
-			out[i].AtMost = *r.AtMost
-		}
-	}
-	return out
-}
-
-// RowsWithPrefix keeps the rows whose id starts with one of the prefixes.
-func RowsWithPrefix(rows []summary.Row, prefixes ...string) []summary.Row {
-	var out []summary.Row
-	for _, r := range rows {
-		for _, p := range prefixes {
-			if strings.HasPrefix(r.ID, p) {
-				out = append(out, r)
-				break
-			}
-		}
-	}
-	return out
 }

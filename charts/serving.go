@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/dashlab/dashlab/dash/serve"
+	"github.com/dashlab/dashlab/summary"
 )
 
 // servingSystems orders the systems of a serving study: DASH first, then
@@ -35,11 +36,12 @@ func servingSystems(res *serve.StudyResult) []string {
 // latency against offered load for every system (the mean over seeds,
 // with the seeds' range in the tooltip series), the paper's DASH values and
 // the baseline values its reductions imply as dashed points, each system's
-// backlogged throughput in Mixed and Serial, and the paper-vs-simulated
-// rows of the table3.* and serving.* ids (sfx "" for the paper reading,
-// ".physical" to label a physical-reading study's rows, which the paper
-// table reports but does not check).
-func Table3(res *serve.StudyResult, values map[string]float64, sfx string) (Figure, error) {
+// backlogged throughput in Mixed and Serial, and the harness's rows of the
+// study's table3.* and serving.* ids (reproduce.ServingRows; the paper's values
+// drawn come from them). sfx ("" for the paper reading, ".physical" for a
+// physical-reading study, whose rows are reported, not checked) labels the
+// figure and its charts' ids.
+func Table3(res *serve.StudyResult, judged []summary.Row, sfx string) (Figure, error) {
 	if res == nil || len(res.Aggregates) == 0 {
 		return Figure{}, errors.New("charts: Table3: no serving results")
 	}
@@ -66,12 +68,12 @@ func Table3(res *serve.StudyResult, values map[string]float64, sfx string) (Figu
 			series = append(series, XYSeries{Name: SystemName(sys), Points: pts})
 			var pp []Point
 			for _, l := range loads {
-				dash := paperValue(id(l, what+"_p90_"+unitOf(what)))
+				dash := paperOf(judged, id(l, what+"_p90_"+unitOf(what))+sfx)
 				if sys == "dash" {
 					pp = append(pp, Point{X: 100 * l, Y: dash})
 					continue
 				}
-				red := paperValue(id(l, what+"_reduction_pct.vs_"+strings.ReplaceAll(sys, "-", "_")))
+				red := paperOf(judged, id(l, what+"_reduction_pct.vs_"+strings.ReplaceAll(sys, "-", "_"))+sfx)
 				pp = append(pp, Point{X: 100 * l, Y: dash / (1 - red/100)})
 			}
 			paper = append(paper, XYSeries{Name: SystemName(sys), Points: pp})
@@ -103,22 +105,11 @@ func Table3(res *serve.StudyResult, values map[string]float64, sfx string) (Figu
 		}
 		fig.Charts = append(fig.Charts, bar)
 	}
-	var ids []string
-	for k := range values {
-		physical := strings.HasSuffix(k, ".physical")
-		if (strings.HasPrefix(k, "table3.") || strings.HasPrefix(k, "serving.")) && physical == (sfx != "") {
-			ids = append(ids, k)
-		}
-	}
-	slices.Sort(ids)
-	for _, k := range ids {
-		r, err := paperRow(strings.TrimSuffix(k, sfx), strings.TrimSuffix(k, sfx), values[k])
-		if err != nil {
-			return Figure{}, err
-		}
-		r.ID = k
+	for _, r := range judged {
+		r.Metric = strings.TrimSuffix(r.ID, sfx)
 		fig.Rows = append(fig.Rows, r)
 	}
+	slices.SortFunc(fig.Rows, func(a, b summary.Row) int { return strings.Compare(a.ID, b.ID) })
 	var rows [][]string
 	for _, a := range res.Aggregates {
 		rows = append(rows, []string{a.System, fmt.Sprintf("%.0f%%", 100*a.Load), fmt.Sprintf("%.4f", a.RateRPS),

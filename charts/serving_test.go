@@ -6,6 +6,7 @@ import (
 
 	"github.com/dashlab/dashlab/dash/serve"
 	"github.com/dashlab/dashlab/dash/unit"
+	"github.com/dashlab/dashlab/summary"
 )
 
 // studyResult is a hand-made serving study (charts never simulate).
@@ -26,8 +27,8 @@ func studyResult() *serve.StudyResult {
 }
 
 func TestTable3Figure(t *testing.T) {
-	values := map[string]float64{"table3.load50.e2e_p90_s": 10, "serving.dash_peak_gain_pct.min": 30, "table3.load50.e2e_p90_s.physical": 12}
-	f, err := Table3(studyResult(), values, "")
+	rows := []summary.Row{judged("table3.load50.e2e_p90_s", "s", 20.982, 10, 3, false), judged("serving.dash_peak_gain_pct.min", "%", 34.1, 30, 5, true)}
+	f, err := Table3(studyResult(), rows, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -38,8 +39,10 @@ func TestTable3Figure(t *testing.T) {
 	if err != nil || !strings.Contains(string(h), "P90 TPOT against offered load") {
 		t.Fatalf("%v", err)
 	}
-	p, err := Table3(studyResult(), values, ".physical")
-	if err != nil || len(p.Rows) != 1 || p.Rows[0].ID != "table3.load50.e2e_p90_s.physical" || p.Rows[0].Paper != 20.982 {
+	phys := judged("table3.load50.e2e_p90_s.physical", "s", 20.982, 12, 3, false)
+	phys.Pass = nil // reported under the physical reading
+	p, err := Table3(studyResult(), []summary.Row{phys}, ".physical")
+	if err != nil || len(p.Rows) != 1 || p.Rows[0].ID != "table3.load50.e2e_p90_s.physical" || p.Rows[0].Paper != 20.982 || p.Rows[0].Status() != summary.StatusReported {
 		t.Fatalf("physical: %+v %v", p.Rows, err)
 	}
 	if _, err := Table3(nil, nil, ""); err == nil {

@@ -11,7 +11,6 @@ import (
 
 	"github.com/dashlab/dashlab/dash/sim"
 	"github.com/dashlab/dashlab/dash/unit"
-	"github.com/dashlab/dashlab/reference"
 	"github.com/dashlab/dashlab/summary"
 	ec "github.com/go-echarts/go-echarts/v2/charts"
 )
@@ -193,6 +192,9 @@ type NamedResult struct {
 	// WhatIf lists how the run's experiment differs from the paper's (nb.Trace and
 	// nb.Run fill it from reproduce.CaseChanges); the charts name it.
 	WhatIf summary.WhatIf
+	// ModelName is the run's model by its catalogue name (nb.Trace and nb.Run fill it):
+	// a title names the model once when Name already does.
+	ModelName string
 }
 
 // RouteFigure draws the traced layer of each run with RouteTimeline, one chart per run,
@@ -220,13 +222,13 @@ func RouteFigure(id string, runs []NamedResult) (Figure, error) {
 	for i, r := range runs {
 		tl := r.Result.Timeline
 		title := fmt.Sprintf("%s, %s, layer %d", ShortModelName(r.Result.Model), passName(tl.Pass), tl.Layer)
-		if namesModel(r.Name, r.Result.Model) { // "DeepSeek-V2, conventional": the model once
+		if namesModel(r) { // "DeepSeek-V2, conventional": the model once
 			title = fmt.Sprintf("%s, layer %d", passName(tl.Pass), tl.Layer)
 		}
 		ch, err := routeTimeline(tl, Common{ID: fmt.Sprintf("%s_%d", SanitizeID(id), i),
 			Title: r.Name + ": " + title,
 			Subtitle: WhatIfSubtitle(fmt.Sprintf("B = %d, %s-token prompt; bars: chunks on each link, colored by route; bottom lane: GPU operators",
-				r.Result.Batch, LengthLabel(r.Result.Prompt)), r.WhatIf)}, lo, hi)
+				r.Result.Batch, summary.LengthLabel(r.Result.Prompt)), r.WhatIf)}, lo, hi)
 		if err != nil {
 			return Figure{}, fmt.Errorf("%s: %w", r.Name, err)
 		}
@@ -256,12 +258,8 @@ func RouteFigure(id string, runs []NamedResult) (Figure, error) {
 
 // namesModel reports whether a run's name already names its model (by its short or its
 // catalogue name).
-func namesModel(name, model string) bool {
-	if strings.Contains(name, ShortModelName(model)) {
-		return true
-	}
-	m, err := reference.Model(model)
-	return err == nil && m.Name != "" && strings.Contains(name, m.Name)
+func namesModel(r NamedResult) bool {
+	return strings.Contains(r.Name, ShortModelName(r.Result.Model)) || r.ModelName != "" && strings.Contains(r.Name, r.ModelName)
 }
 
 // passName says which pass of a run a traced layer belongs to (pass 0 is the prefill).

@@ -1,6 +1,7 @@
 package summary
 
 import (
+	"github.com/dashlab/dashlab/dash"
 	"github.com/dashlab/dashlab/dash/endurance"
 	"github.com/dashlab/dashlab/dash/energy"
 	"github.com/dashlab/dashlab/dash/offload"
@@ -36,6 +37,31 @@ type Fig10Result struct {
 	// Physical, in the reproduction only, Evaluations against DASH under
 	// the physical reading of t_R.
 	Evaluations, Measured, Physical []offload.Evaluation
+	// Rows are the paper's Fig. 10(b) numbers computed from Evaluations, judged.
+	Rows []Row
+}
+
+// CostResult is the capacity-per-cost gain grid, its breakeven line and the n-pair
+// scaling (§VI-G).
+type CostResult struct {
+	// Grid is G over the (r, δ) grid; Breakeven the r with G = 1 per δ.
+	Grid, Breakeven []dash.CostPoint
+	// Scaling is the system at 1..n pairs.
+	Scaling []dash.PairScaling
+	// Rows are the paper's cost.gain and cost.breakeven numbers the grid holds, judged.
+	Rows []Row
+}
+
+// Parts is a system's parts (§IV) with the paper's numbers about them judged: the
+// link, the base-die SRAMs and the HBF page wave.
+type Parts struct {
+	// System is the system.
+	System dash.SystemSpec
+	// WhatIf lists how it differs from the paper's system of its id; not empty, Rows
+	// are what-ifs.
+	WhatIf WhatIf
+	// Rows are the judged rows of the §IV ids (ucie.*, hbf.*, hbm.*).
+	Rows []Row
 }
 
 // EnergyPoint is one simulation priced.

@@ -57,6 +57,12 @@ type Fig12Result struct {
 	// DecodeSample is the decode sampling the runs used (one KV block in
 	// DecodeSample simulated; 0: every step).
 	DecodeSample int
+	// ModelName is the study's model by its catalogue name.
+	ModelName string
+	// Rows are the paper's numbers the study computes under the paper reading (the KV
+	// split at 1M tokens, the write stalls, the 4K/1M comparison with RelayOnly), judged;
+	// what-ifs when WhatIf lists changes.
+	Rows []Row
 }
 
 // Sweep returns a sweep's points under a reading, in value order.
@@ -68,4 +74,19 @@ func (r *Fig12Result) Sweep(p Fig12Param, rd dash.Reading) []Fig12Point {
 		}
 	}
 	return out
+}
+
+// KVSplit is where a long decode's KV cache lives against generated tokens (§VI-F's
+// asymmetric placement), with the paper's split at 1M tokens.
+type KVSplit struct {
+	// Case is the run; ModelName its model by its catalogue name.
+	Case      Case
+	ModelName string
+	// WhatIf lists how the run differs from the paper's Fig. 12 run.
+	WhatIf WhatIf
+	// Trajectory is the split against generated tokens (sim.KVTrajectory).
+	Trajectory []sim.KVPoint
+	// Rows are the paper's split at 1M tokens (fig12.kv_hbm_gb, fig12.kv_hbf_gb) against
+	// the trajectory's last point, judged; what-ifs when WhatIf lists changes.
+	Rows []Row
 }

@@ -49,8 +49,11 @@ type Fig9 struct {
 	B4 *Paired
 	// WhatIf lists how the sweep differs from the paper's Fig. 9(a) or 9(b): its points'
 	// parts and switches, its models, batch sizes and lengths. Empty, the geomeans are
-	// checked against the paper's; otherwise they are a what-if (Verdict).
+	// checked against the paper's; otherwise they are a what-if.
 	WhatIf WhatIf
+	// Rows are the paper's numbers the sweep computes (the panel's geomeans, and §I's
+	// B = 4 comparison for Fig. 9(a)), judged; what-ifs when WhatIf lists changes.
+	Rows []Row
 }
 
 // Against returns DASH's comparison with a baseline.

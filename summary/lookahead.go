@@ -20,6 +20,9 @@ type LookaheadPair struct {
 	// but t_R, the study's axis; B/L_in/L_out = 1/4K/128 on DASH; the paper reading;
 	// no early delivery). Empty, its reductions are checked against the paper's.
 	WhatIf WhatIf
+	// Rows are the paper's numbers of this model and t_R (the E2E and TPOT reductions;
+	// none where the paper reports no point), judged; what-ifs when WhatIf lists changes.
+	Rows []Row
 }
 
 // E2EReductionPct is lookahead's E2E reduction in percent.

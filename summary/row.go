@@ -31,21 +31,61 @@ type Row struct {
 	Note string `json:"note,omitempty"`
 	// Detail says how the simulated value was obtained and, for a miss, the likely cause.
 	Detail string `json:"detail,omitempty"`
+	// WhatIf marks a value of an experiment that is not the paper's (its summary's
+	// WhatIf lists changes): shown beside the paper's number, not judged by it (Pass nil).
+	WhatIf bool `json:"what_if,omitempty"`
+	// Metric says in words what a figure's row compares ("smallest checkpoint
+	// (Grok-1)"): a label the figure sets for its table, not part of the harness's output.
+	Metric string `json:"-"`
+}
+
+// Status is the row's verdict, as the harness gave it: not simulated (no value),
+// what-if (not the paper's experiment), reported (a value beside a checked one, not
+// checked itself), pass or FAIL.
+func (r Row) Status() Status {
+	switch {
+	case r.Simulated == nil:
+		return StatusNotSimulated
+	case r.WhatIf:
+		return StatusWhatIf
+	case r.Pass == nil:
+		return StatusReported
+	case *r.Pass:
+		return StatusPass
+	}
+	return StatusFail
+}
+
+// Tally counts rows by status.
+func Tally(rows []Row) map[Status]int {
+	out := map[Status]int{}
+	for _, r := range rows {
+		out[r.Status()]++
+	}
+	return out
+}
+
+// RowByID returns the row of a paper id (false when rows has none).
+func RowByID(rows []Row, id string) (Row, bool) {
+	for _, r := range rows {
+		if r.ID == id {
+			return r, true
+		}
+	}
+	return Row{}, false
 }
 
 // Count counts simulated (checked), passing and not-yet-simulated rows; rows reported
-// beside a checked one (see Reported) are in none of them.
+// beside a checked one (see Reported) and what-ifs are in none of them.
 func Count(rows []Row) (simulated, passed, pending int) {
 	for _, row := range rows {
-		switch {
-		case row.Simulated == nil:
+		switch row.Status() {
+		case StatusNotSimulated:
 			pending++
-		case row.Pass == nil:
-			// reported, not checked
-		case *row.Pass:
+		case StatusPass:
 			simulated++
 			passed++
-		default:
+		case StatusFail:
 			simulated++
 		}
 	}
@@ -57,9 +97,27 @@ func Count(rows []Row) (simulated, passed, pending int) {
 func Reported(rows []Row) int {
 	n := 0
 	for _, row := range rows {
-		if row.Simulated != nil && row.Pass == nil {
+		if row.Status() == StatusReported {
 			n++
 		}
 	}
 	return n
 }
+
+// Status is the verdict on one paper-vs-simulated comparison.
+type Status string
+
+const (
+	// StatusPass: the paper's experiment, within tolerance of the paper.
+	StatusPass Status = "pass"
+	// StatusFail: the paper's experiment, outside the tolerance.
+	StatusFail Status = "FAIL"
+	// StatusNotSimulated: no part of the engine simulates the value yet.
+	StatusNotSimulated Status = "not simulated yet"
+	// StatusReported: a value shown beside a checked one without being
+	// checked itself (an id's value under the physical reading of t_R).
+	StatusReported Status = "reported"
+	// StatusWhatIf: a value of an experiment that is not the paper's (see
+	// WhatIf), shown beside the paper's number and not judged by it.
+	StatusWhatIf Status = "what-if"
+)

@@ -46,33 +46,3 @@ func (w WhatIf) Add(cs ...dash.Change) WhatIf {
 	}
 	return w
 }
-
-// Status is the verdict on one paper-vs-simulated comparison.
-type Status string
-
-const (
-	// StatusPass: the paper's experiment, within tolerance of the paper.
-	StatusPass Status = "pass"
-	// StatusFail: the paper's experiment, outside the tolerance.
-	StatusFail Status = "FAIL"
-	// StatusNotSimulated: no part of the engine simulates the value yet.
-	StatusNotSimulated Status = "not simulated yet"
-	// StatusReported: a value shown beside a checked one without being
-	// checked itself (an id's value under the physical reading of t_R).
-	StatusReported Status = "reported"
-	// StatusWhatIf: a value of an experiment that is not the paper's (see
-	// WhatIf), shown beside the paper's number and not judged by it.
-	StatusWhatIf Status = "what-if"
-)
-
-// Verdict is the status of a simulated value: StatusWhatIf when the
-// experiment differs from the paper's, otherwise pass or FAIL.
-func (w WhatIf) Verdict(withinTolerance bool) Status {
-	switch {
-	case w.Any():
-		return StatusWhatIf
-	case withinTolerance:
-		return StatusPass
-	}
-	return StatusFail
-}

@@ -129,7 +129,7 @@ func Run(c Case) (charts.NamedResult, error) {
 	if err != nil {
 		return charts.NamedResult{}, err
 	}
-	return charts.NamedResult{Name: charts.SystemName(c.System), Result: r, WhatIf: reproduce.CaseChanges(c, exp)}, nil
+	return charts.NamedResult{Name: charts.SystemName(c.System), Result: r, WhatIf: reproduce.CaseChanges(c, exp), ModelName: exp.Model().Name}, nil
 }
 
 // Knobs are the memory-system parameters the notebooks expose, written with their

@@ -5,6 +5,7 @@ import (
 
 	"github.com/dashlab/dashlab/dash"
 	"github.com/dashlab/dashlab/reference"
+	"github.com/dashlab/dashlab/summary"
 )
 
 // The capacity-per-cost sweep and the n-pair scaling behind the cost
@@ -18,17 +19,11 @@ var (
 	CostMaxPairs = 8
 )
 
-// CostResult is the gain grid, its breakeven line and the pair scaling.
-type CostResult struct {
-	// Grid is G over CostRs x CostDeltas; Breakeven the r with G = 1 per δ.
-	Grid, Breakeven []dash.CostPoint
-	// Scaling is the system at 1..CostMaxPairs pairs.
-	Scaling []dash.PairScaling
-}
-
-// CostStudy computes the grid, breakeven line and scaling for a system.
-func CostStudy(s dash.SystemSpec, rs, deltas []float64, maxPairs int) (CostResult, error) {
-	var res CostResult
+// CostStudy computes the grid, breakeven line and scaling for a system, and judges the
+// paper's G(1, 0) and breakeven r at δ = 0 where the grid holds them (what-ifs for a
+// system that is not the paper's).
+func CostStudy(s dash.SystemSpec, rs, deltas []float64, maxPairs int) (summary.CostResult, error) {
+	var res summary.CostResult
 	var err error
 	if res.Grid, err = dash.CostSweep(s, rs, deltas); err != nil {
 		return res, err
@@ -36,8 +31,25 @@ func CostStudy(s dash.SystemSpec, rs, deltas []float64, maxPairs int) (CostResul
 	if res.Breakeven, err = dash.BreakevenLine(s, deltas); err != nil {
 		return res, err
 	}
-	res.Scaling, err = dash.ScalePairs(s, maxPairs)
-	return res, err
+	if res.Scaling, err = dash.ScalePairs(s, maxPairs); err != nil {
+		return res, err
+	}
+	w := summary.WhatIf(reference.SystemChanges(s))
+	for _, p := range res.Grid {
+		if p.R == 1 && p.Delta == 0 {
+			if r, err := judge("cost.gain.r1_d0", dash.ReadingPaper, p.Gain, w); err == nil {
+				res.Rows = append(res.Rows, r)
+			}
+		}
+	}
+	for _, p := range res.Breakeven {
+		if p.Delta == 0 {
+			if r, err := judge("cost.breakeven_r.d0", dash.ReadingPaper, p.R, w); err == nil {
+				res.Rows = append(res.Rows, r)
+			}
+		}
+	}
+	return res, nil
 }
 
 func init() {

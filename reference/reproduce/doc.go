@@ -11,10 +11,11 @@
 // goroutine.
 //
 // It is the harness of the flow spec -> Build -> engine -> harness summary -> charts:
-// it builds catalogue experiments, runs the engine (Sweep, LookaheadStudy, the traced
-// runs of DefaultTraces) and summarises (SummariseFig9, the lookahead pairs, the model
-// footprints) into the types of package summary. Every paper-vs-simulated number is
-// computed here once; the CLI prints it, the report (BuildReport, WriteReport, which
-// lays the charts package's figures out on a page) and the notebooks show it, and
-// package charts only draws it.
+// it builds catalogue experiments, runs the engine (Sweep, LookaheadStudy, Fig12Study,
+// the traced runs of Options.Figures) and summarises (SummariseFig9, the lookahead
+// pairs, the model footprints) into the types of package summary. Every
+// paper-vs-simulated number is computed and judged here once (judge.go: the rows of Run
+// and the Rows of every summary); the CLI prints it, package reference/report lays the
+// charts package's figures out on a page, the notebooks show it, and package charts only
+// draws it.
 package reproduce

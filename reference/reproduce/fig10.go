@@ -172,7 +172,56 @@ func Fig10Study(host *offload.HostProfile, o OffloadOptions) (*Fig10Result, erro
 		return nil, err
 	}
 	res.Evaluations, res.Measured = evs[0], evs[1]
+	res.Rows = fig10Rows(res.Evaluations, fig10Design(o))
 	return res, nil
+}
+
+// fig10Design lists how an offloading study differs from the paper's Fig. 10(b):
+// Qwen3-235B-A22B at 1K/128, B in Fig10Batches, Fig10Cores host cores, the paper
+// reading of t_R.
+func fig10Design(o OffloadOptions) summary.WhatIf {
+	var w summary.WhatIf
+	if o.Model != Fig10Model {
+		w = w.Add(dash.Change{Field: "model", From: Fig10Model, To: o.Model})
+	}
+	if !slices.Equal(o.Batches, Fig10Batches) {
+		w = w.Add(dash.Change{Field: "B", From: fmt.Sprint(Fig10Batches), To: fmt.Sprint(o.Batches)})
+	}
+	if o.Prompt != 1024 || o.Output != 128 {
+		w = w.Add(dash.Change{Field: "L_in/L_out", From: lengthsLabel(1024, 128), To: lengthsLabel(o.Prompt, o.Output)})
+	}
+	if len(o.Cores) > 0 && o.Cores[0] != Fig10Cores {
+		w = w.Add(dash.Change{Field: "host cores", From: fmt.Sprint(Fig10Cores), To: fmt.Sprint(o.Cores[0])})
+	}
+	if o.Reading != dash.ReadingPaper {
+		w = w.Add(dash.Change{Field: "reading", From: dash.ReadingPaper.String(), To: o.Reading.String()})
+	}
+	return w
+}
+
+// fig10Rows judges Fig. 10(b)'s Hybrid range over the evaluations.
+func fig10Rows(evs []offload.Evaluation, w summary.WhatIf) []summary.Row {
+	if len(evs) == 0 {
+		return nil
+	}
+	var slow, red []float64
+	for _, e := range evs {
+		slow = append(slow, e.Slowdown(e.Hybrid))
+		red = append(red, e.HybridReductionPct())
+	}
+	var rows []summary.Row
+	for _, x := range []struct {
+		id string
+		v  float64
+	}{
+		{"fig10.hybrid_slowdown_vs_dash.min", slices.Min(slow)}, {"fig10.hybrid_slowdown_vs_dash.max", slices.Max(slow)},
+		{"fig10.hybrid_reduction_pct.min", slices.Min(red)}, {"fig10.hybrid_reduction_pct.max", slices.Max(red)},
+	} {
+		if r, err := judge(x.id, dash.ReadingPaper, x.v, w); err == nil {
+			rows = append(rows, r)
+		}
+	}
+	return rows
 }
 
 func runFig10(opts Options, art *Artifacts) (Values, error) {

@@ -3,6 +3,7 @@ package reproduce
 import (
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/dashlab/dashlab/dash"
 	"github.com/dashlab/dashlab/dash/sim"
@@ -181,6 +182,7 @@ func fig12Runs(su Fig12Setup, workers int, nominalOnly bool) (*Fig12Result, erro
 	if err != nil {
 		return nil, err
 	}
+	res.ModelName = exp.Model().Name
 	if !nominalOnly {
 		if res.KV, err = sim.KVTrajectory(exp, 200); err != nil {
 			return nil, err
@@ -229,8 +231,69 @@ func fig12Runs(su Fig12Setup, workers int, nominalOnly bool) (*Fig12Result, erro
 			res.Points = append(res.Points, pt)
 		}
 	}
+	if !nominalOnly {
+		res.Rows = fig12Rows(res)
+	}
 	return res, nil
 }
+
+// fig12Rows judges the study's numbers under the paper reading (none when it did not
+// run under it): the KV split of the nominal run, the exposed write stalls and the
+// 4K/1M comparison with RelayOnly; what-ifs when the study is not the paper's.
+func fig12Rows(res *Fig12Result) []summary.Row {
+	nom, ok := res.Nominal[dash.ReadingPaper]
+	if !ok {
+		return nil
+	}
+	var rows []summary.Row
+	add := func(id string, x float64) {
+		if r, err := judge(id, dash.ReadingPaper, x, res.WhatIf); err == nil {
+			rows = append(rows, r)
+		}
+	}
+	add("fig12.kv_hbm_gb", nom.KV.HBM().GB())
+	add("fig12.kv_hbf_gb", nom.KV.HBF().GB())
+	add("fig9b.llama4_4k_1m.kv_cache_gb", nom.KV.Total().GB())
+	for _, p := range res.Sweep(Fig12TProg, dash.ReadingPaper) {
+		if id := fig12StallIDs[p.Value]; id != "" {
+			add(id, p.Stall.Seconds())
+		}
+	}
+	if relay, ok := res.RelayOnly[dash.ReadingPaper]; ok && relay.DecodeThroughput > 0 {
+		add("fig9b.llama4_4k_1m.throughput_speedup.vs_relay_only", nom.DecodeThroughput/relay.DecodeThroughput)
+		add("fig9b.llama4_4k_1m.e2e_reduction_pct.vs_relay_only", summary.ReductionPct(nom.E2E.Seconds(), relay.E2E.Seconds()))
+	}
+	return rows
+}
+
+// KVStudy runs where a case's KV cache lives against generated tokens
+// (sim.KVTrajectory at points samples) and judges the trajectory's last point against
+// the paper's split at 1M tokens: what-ifs for a run that is not the paper's Fig. 12
+// run (Fig12Changes).
+func KVStudy(c Case, points int) (summary.KVSplit, error) {
+	exp, err := Build(c)
+	if err != nil {
+		return summary.KVSplit{}, err
+	}
+	traj, err := sim.KVTrajectory(exp, points)
+	if err != nil {
+		return summary.KVSplit{}, err
+	}
+	k := summary.KVSplit{Case: c, ModelName: exp.Model().Name, WhatIf: Fig12Changes(c, exp), Trajectory: traj}
+	if len(traj) > 0 {
+		last := traj[len(traj)-1]
+		for id, x := range map[string]float64{"fig12.kv_hbm_gb": last.HBM.GB(), "fig12.kv_hbf_gb": last.HBF.GB()} {
+			if r, err := judge(id, dash.ReadingPaper, x, k.WhatIf); err == nil { // placement: alike under every reading
+				k.Rows = append(k.Rows, r)
+			}
+		}
+		slices.SortFunc(k.Rows, func(a, b summary.Row) int { return strings.Compare(b.ID, a.ID) }) // HBM, then HBF
+	}
+	return k, nil
+}
+
+// fig12StallIDs are the paper ids of the exposed write stall by t_PROG (µs).
+var fig12StallIDs = map[float64]string{500: "fig12.write_stall_s.tprog500us", 5000: "fig12.write_stall_s.tprog5ms"}
 
 func init() {
 	register(group{name: "fig12", prefixes: []string{"fig12."}, run: runFig12})
@@ -282,14 +345,7 @@ func runFig12(opts Options, art *Artifacts) (Values, error) {
 		v.Set("fig12.kv_hbm_gb"+sfx, kv.HBM().GB(), how)
 		v.Set("fig12.kv_hbf_gb"+sfx, kv.HBF().GB(), how+fmt.Sprintf("; prompt KV %v + written-back decode KV %v", kv.PrefillHBF, kv.DecodeHBF))
 		for _, p := range res.Sweep(Fig12TProg, rd) {
-			id := ""
-			switch p.Value {
-			case 500:
-				id = "fig12.write_stall_s.tprog500us"
-			case 5000:
-				id = "fig12.write_stall_s.tprog5ms"
-			}
-			if id != "" {
+			if id := fig12StallIDs[p.Value]; id != "" {
 				v.Set(id+sfx, p.Stall.Seconds(), fmt.Sprintf("%v reading, t_PROG %s: program busy %v over the stacks, E2E %v against %v with programs taking no time",
 					rd, p.Label, p.ProgramBusy, p.Result.E2E, p.Result.E2E-p.Stall))
 			}

@@ -153,7 +153,42 @@ func SummariseFig9(points []Point) summary.Fig9 {
 			out.B4 = &b4
 		}
 	}
+	out.Rows = fig9Rows(out, fig9Panel(points))
 	return out
+}
+
+// fig9Panel is the Fig. 9 panel a sweep is read as: "fig9b" for B = 1 over several
+// lengths, "fig9a" otherwise (as fig9Design reads it).
+func fig9Panel(points []Point) string {
+	batches, lengths := map[int]bool{}, map[[2]int]bool{}
+	for _, p := range points {
+		batches[p.Batch], lengths[[2]int{p.Prompt, p.Output}] = true, true
+	}
+	if len(batches) == 1 && batches[1] && len(lengths) > 1 {
+		return "fig9b"
+	}
+	return "fig9a"
+}
+
+// fig9Rows judges a Fig. 9 summary's geomeans against the panel's ids (and §I's B = 4
+// comparison in Fig. 9(a)): what-ifs when the sweep is not the paper's.
+func fig9Rows(sum summary.Fig9, panel string) []summary.Row {
+	var rows []summary.Row
+	add := func(id string, x float64) {
+		if r, err := judge(id, dash.ReadingPaper, x, sum.WhatIf); err == nil {
+			rows = append(rows, r)
+		}
+	}
+	for _, p := range sum.Paired {
+		sfx := ".vs_" + strings.ReplaceAll(p.Baseline, "-", "_")
+		add(panel+".throughput_speedup_geomean"+sfx, p.ThroughputSpeedupGeomean)
+		add(panel+".e2e_reduction_pct"+sfx, p.E2EReductionPct)
+	}
+	if b4 := sum.B4; b4 != nil && panel == "fig9a" && len(b4.Cases) > 0 {
+		add("intro.b4.throughput_speedup_geomean.vs_relay_only", b4.ThroughputSpeedupGeomean)
+		add("intro.b4.e2e_reduction_pct.vs_relay_only", b4.E2EReductionPct)
+	}
+	return rows
 }
 
 // pair compares every DASH point that keep accepts with the baseline's point of the same

@@ -27,6 +27,10 @@ type Options struct {
 	// derived artifacts (cost sweep, endurance, energy) are skipped. Notebook 00 runs the
 	// paper's core this way; the report runs every group.
 	Groups []string
+	// Figures also computes what only the report's figures draw, not any paper id: the
+	// GPU timing model's held-out studies, the traced layers of the route figure and
+	// Fig. 9's bound argument (Artifacts.GPU, Traces, Fig9Bounds, BoundNote).
+	Figures bool
 	// Progress, when set, is called before each group runs (done groups so far, of
 	// total) and once at the end (done == total, group "").
 	Progress func(group string, done, total int)
@@ -180,14 +184,9 @@ func Run(opts Options) (Report, error) {
 		if !strings.HasPrefix(e.ID, opts.Only) || (len(opts.Groups) > 0 && !slices.Contains(opts.Groups, owner(e.ID))) {
 			continue
 		}
-		r := Row{ID: e.ID, Unit: e.Unit, Section: e.Section, Paper: e.Value, Tolerance: e.AbsTolerance(), Note: e.Note}
-		if e.AtMost > 0 {
-			bound := e.AtMost
-			r.AtMost = &bound
-		}
+		r := entryRow(e)
 		if x, ok := all.v[e.ID]; ok {
-			sim, dev, pass := x, x-e.Value, e.Passes(x)
-			r.Simulated, r.Deviation, r.Pass = &sim, &dev, &pass
+			setSimulated(&r, e, x)
 			r.Detail = all.detail[e.ID]
 		}
 		phys, hasPhys := all.v[e.ID+PhysicalSuffix]

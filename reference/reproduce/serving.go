@@ -177,6 +177,17 @@ func ServingValues(res *serve.StudyResult) map[string]ServingValue {
 	return out
 }
 
+// ServingRows judges a study's table3.* and serving.* ids (ServingValues) under a
+// reading of t_R, in id order: checked under the paper reading, reported (id suffix
+// ReadingSuffix) under another.
+func ServingRows(res *serve.StudyResult, r dash.Reading) []summary.Row {
+	v := Values{}
+	for id, x := range ServingValues(res) {
+		v.Set(id+ReadingSuffix(r), x.Value, x.Detail)
+	}
+	return judgeAll(v, nil)
+}
+
 func spread(what string, a serve.Across, unit string, ag serve.Aggregate) string {
 	return fmt.Sprintf("%s mean over %d seeds at %.4f req/s (seeds %.3f-%.3f %s)", what, ag.Seeds, ag.RateRPS, a.Min, a.Max, unit)
 }

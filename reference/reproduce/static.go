@@ -7,6 +7,7 @@ import (
 
 	"github.com/dashlab/dashlab/dash"
 	"github.com/dashlab/dashlab/reference"
+	"github.com/dashlab/dashlab/summary"
 )
 
 // The groups computed from specifications alone: the inventory (Table II,
@@ -23,7 +24,12 @@ func runCapacity(_ Options, art *Artifacts) (Values, error) {
 	minShare, maxShare := math.Inf(1), math.Inf(-1)
 	minGB, maxGB := math.Inf(1), math.Inf(-1)
 	var minID, maxID, minGBID, maxGBID string
-	art.Models = nil
+	gpu, err := reference.GPU(reference.DefaultGPU)
+	if err != nil {
+		return v, err
+	}
+	art.Catalogue = summary.Catalogue{Fig1: reference.Fig1ModelIDs, Table2: reference.PaperModelIDs, Fig9: reference.Fig9ModelIDs,
+		GPUMemory: gpu.MemCapacity}
 	for _, id := range reference.ModelIDs() {
 		m, err := reference.Model(id)
 		if err != nil {
@@ -34,7 +40,7 @@ func runCapacity(_ Options, art *Artifacts) (Values, error) {
 			return v, err
 		}
 		paper := slices.Contains(reference.PaperModelIDs, id)
-		art.Models = append(art.Models, ModelRow{Spec: m, Footprint: f, Paper: paper})
+		art.Catalogue.Models = append(art.Catalogue.Models, summary.ModelRow{Spec: m, Footprint: f, Paper: paper})
 		gb := f.Bytes.GB()
 		if paper {
 			v.Set("table2.weights_gb."+id, gb, fmt.Sprintf("%s checkpoint layout, %d tensor entries, MTP and scales included", m.Checkpoint.Layout, len(mustInventory(m).Tensors)))
@@ -59,6 +65,7 @@ func runCapacity(_ Options, art *Artifacts) (Values, error) {
 	v.Set("fig1.expert_share_pct.max", maxShare, "maximum over the Fig. 1 models in the catalogue: "+maxID)
 	v.Set("fig1.weights_gb.min", minGB, "smallest Fig. 1 checkpoint: "+minGBID)
 	v.Set("fig1.weights_gb.max", maxGB, "largest Fig. 1 checkpoint: "+maxGBID)
+	art.Catalogue.Rows = judgeAll(v, nil)
 	return v, nil
 }
 
@@ -68,11 +75,27 @@ func mustInventory(m dash.ModelSpec) dash.Inventory {
 }
 
 func runInterconnect(_ Options, _ *Artifacts) (Values, error) {
-	var v Values
 	s, err := reference.System("dash")
 	if err != nil {
-		return v, err
+		return Values{}, err
 	}
+	return partValues(s), nil
+}
+
+// Parts judges a system's §IV numbers (its link, base-die SRAMs and page wave) against
+// the paper's: what-ifs for a system that is not the paper's system of its id
+// (reference.SystemChanges).
+func Parts(s dash.SystemSpec) (summary.Parts, error) {
+	if err := s.Validate(); err != nil {
+		return summary.Parts{}, err
+	}
+	w := summary.WhatIf(reference.SystemChanges(s))
+	return summary.Parts{System: s, WhatIf: w, Rows: judgeAll(partValues(s), w)}, nil
+}
+
+// partValues are the §IV ids computed from a system's parts.
+func partValues(s dash.SystemSpec) Values {
+	var v Values
 	l := s.Link
 	v.Set("ucie.raw_tbps", l.Raw().TBps(), fmt.Sprintf("%d modules x %d lanes x %g GT/s / 8", l.Modules, l.LanesPerModule, l.GTPerSecond))
 	v.Set("ucie.usable_tbps", l.Usable.TBps(), "link.usable parameter")
@@ -87,7 +110,7 @@ func runInterconnect(_ Options, _ *Artifacts) (Values, error) {
 	v.Set("hbf.sram_physical_mib", h.SRAM.Physical().MiB(), fmt.Sprintf("%d x %v + %g%% ECC", h.SRAM.Regions, h.SRAM.RegionSize, h.SRAM.ECCOverheadPct))
 	r := s.HBM.RelaySRAM
 	v.Set("hbm.relay_sram_physical_mib", r.Physical().MiB(), fmt.Sprintf("%d x %v + %g%% ECC", r.Regions, r.RegionSize, r.ECCOverheadPct))
-	return v, nil
+	return v
 }
 
 func runCost(_ Options, _ *Artifacts) (Values, error) {

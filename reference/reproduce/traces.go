@@ -2,52 +2,73 @@ package reproduce
 
 import (
 	"fmt"
+	"time"
 
-	"github.com/dashlab/dashlab/charts"
+	"github.com/dashlab/dashlab/dash"
 	"github.com/dashlab/dashlab/dash/sim"
 	"github.com/dashlab/dashlab/reference"
 )
 
-// TraceModel, TraceBatch, TracePrompt, TraceOutput, TracePass and TraceLayer are the
-// traced run of the report: Qwen3 at the paper's default workload, decode pass 1, layer 3.
+// The traced run of the report: Qwen3 at the paper's default workload, decode pass 1,
+// layer 3, on DASH and the two single-path baselines.
 const (
-	TraceModel  = "qwen3-235b-a22b"
-	TraceBatch  = 4
-	TracePrompt = 1024
-	TraceOutput = 128
-	TracePass   = 1
-	TraceLayer  = 3
+	traceModel  = "qwen3-235b-a22b"
+	traceBatch  = 4
+	tracePrompt = 1024
+	traceOutput = 128
+	tracePass   = 1
+	traceLayer  = 3
 )
 
-// TraceSystems are the systems DefaultTraces runs: DASH and the two single-path baselines.
-var TraceSystems = []string{"dash", "relay-only", "direct-only"}
+var traceSystems = []string{"dash", "relay-only", "direct-only"}
 
-// Traced runs one catalogue experiment with a traced layer.
-func Traced(modelID, systemID string, batch, prompt, output, pass, layer int) (charts.NamedResult, error) {
+// traced runs one catalogue experiment with a traced layer.
+func traced(modelID, systemID string, batch, prompt, output, pass, layer int) (sim.Result, error) {
 	exp, err := reference.Experiment(modelID, systemID).Batch(batch).Prompt(prompt).Output(output).Build()
 	if err != nil {
-		return charts.NamedResult{}, err
+		return sim.Result{}, err
 	}
 	r, err := sim.RunWith(exp, sim.Options{Trace: &sim.TraceSpec{Pass: pass, Layer: layer}})
 	if err != nil {
-		return charts.NamedResult{}, err
+		return sim.Result{}, err
 	}
 	if r.Timeline == nil {
-		return charts.NamedResult{}, fmt.Errorf("%s on %s: the simulation returned no timeline for pass %d layer %d", modelID, systemID, pass, layer)
+		return sim.Result{}, fmt.Errorf("%s on %s: the simulation returned no timeline for pass %d layer %d", modelID, systemID, pass, layer)
 	}
-	return charts.NamedResult{Name: charts.SystemName(systemID), Result: r}, nil
+	return r, nil
 }
 
-// DefaultTraces runs the report's traced layer (TraceModel ... TraceLayer) on each of
-// TraceSystems.
-func DefaultTraces() ([]charts.NamedResult, error) {
-	var out []charts.NamedResult
-	for _, s := range TraceSystems {
-		r, err := Traced(TraceModel, s, TraceBatch, TracePrompt, TraceOutput, TracePass, TraceLayer)
-		if err != nil {
-			return nil, err
+// The figures' derived artifacts: the traced layers and Fig. 9's bound argument.
+func init() {
+	derive(func(opts Options, art *Artifacts) error {
+		if !opts.Figures {
+			return nil
 		}
-		out = append(out, r)
-	}
-	return out, nil
+		start := time.Now()
+		art.Traces = nil
+		for _, s := range traceSystems {
+			r, err := traced(traceModel, s, traceBatch, tracePrompt, traceOutput, tracePass, traceLayer)
+			if err != nil {
+				return err
+			}
+			art.Traces = append(art.Traces, r)
+		}
+		art.figureTime("traced runs", time.Since(start))
+		start = time.Now()
+		art.Fig9Bounds = nil
+		for _, r := range dash.Readings() {
+			b, err := ComputeFig9Bound(r)
+			if err != nil {
+				return err
+			}
+			art.Fig9Bounds = append(art.Fig9Bounds, b)
+		}
+		note, err := ArrayBoundNote()
+		if err != nil {
+			return err
+		}
+		art.BoundNote = note
+		art.figureTime("Fig. 9 bound", time.Since(start))
+		return nil
+	})
 }

@@ -6,7 +6,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/dashlab/dashlab/charts"
 	"github.com/dashlab/dashlab/dash"
 	"github.com/dashlab/dashlab/reference"
 	"github.com/dashlab/dashlab/summary"
@@ -146,10 +145,10 @@ func listLabel(ids []string) string {
 	return fmt.Sprint(len(ids))
 }
 
-// lengthsLabel writes L_in/L_out the paper's way (charts.LengthLabel): 1K/128,
+// lengthsLabel writes L_in/L_out the paper's way (summary.LengthLabel): 1K/128,
 // 20K/20K, 4K/1M.
 func lengthsLabel(prompt, output int) string {
-	return charts.LengthLabel(prompt) + "/" + charts.LengthLabel(output)
+	return summary.LengthLabel(prompt) + "/" + summary.LengthLabel(output)
 }
 
 // fig11Design lists how a lookahead study's design differs from the paper's

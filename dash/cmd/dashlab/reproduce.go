@@ -9,7 +9,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/dashlab/dashlab/reference/report"
 	"github.com/dashlab/dashlab/reference/reproduce"
+	"github.com/dashlab/dashlab/summary"
 )
 
 func init() {
@@ -37,7 +39,7 @@ func runReproduce(args []string, _ io.Reader, stdout, stderr io.Writer) error {
 		return err
 	}
 	start := time.Now()
-	opts := reproduce.Options{Only: *only, Workers: *workers}
+	opts := reproduce.Options{Only: *only, Workers: *workers, Figures: *out != ""}
 	var prog *reproduceProgress
 	if !*quiet {
 		prog = newReproduceProgress(stderr)
@@ -51,7 +53,7 @@ func runReproduce(args []string, _ io.Reader, stdout, stderr io.Writer) error {
 		return err
 	}
 	if *out != "" {
-		path, rerr := reproduce.WriteReport(*out, rep, reproduce.ReportOptions{
+		path, rerr := report.Write(*out, rep, report.Options{
 			Command: strings.Join(append([]string{"dashlab reproduce"}, args...), " "),
 			Elapsed: time.Since(start), Err: err,
 		})
@@ -63,7 +65,7 @@ func runReproduce(args []string, _ io.Reader, stdout, stderr io.Writer) error {
 	switch *format {
 	case "json":
 		if rep.Rows == nil {
-			rep.Rows = []reproduce.Row{}
+			rep.Rows = []summary.Row{}
 		}
 		out := reproduceJSON{Rows: rep.Rows}
 		if *perf {
@@ -132,6 +134,6 @@ func signed(x float64) string {
 // reproduceJSON is the JSON result of reproduce: every row and, with --perf, each
 // group's wall time.
 type reproduceJSON struct {
-	Rows     []reproduce.Row    `json:"rows"`
+	Rows     []summary.Row      `json:"rows"`
 	ElapsedS map[string]float64 `json:"elapsed_s,omitempty"`
 }

@@ -1,4 +1,4 @@
-package reproduce
+package report
 
 import (
 	"math"
@@ -8,6 +8,8 @@ import (
 	"github.com/dashlab/dashlab/charts"
 	"github.com/dashlab/dashlab/dash"
 	"github.com/dashlab/dashlab/reference"
+	"github.com/dashlab/dashlab/reference/reproduce"
+	"github.com/dashlab/dashlab/summary"
 )
 
 func TestFig10Figure(t *testing.T) {
@@ -15,7 +17,7 @@ func TestFig10Figure(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f, err := Fig10Study(host, OffloadOptions{Model: Fig10Model, Batches: []int{1, 64},
+	f, err := reproduce.Fig10Study(host, reproduce.OffloadOptions{Model: reproduce.Fig10Model, Batches: []int{1, 64},
 		Prompt: 1024, Output: 16, Cores: []int{32}, Reading: dash.ReadingPaper})
 	if err != nil {
 		t.Fatal(err)
@@ -28,11 +30,11 @@ func TestFig10Figure(t *testing.T) {
 		t.Fatalf("%d charts, %d rows", len(fig.Charts), len(fig.Rows))
 	}
 	want := math.Min(f.Evaluations[0].Slowdown(f.Evaluations[0].Hybrid), f.Evaluations[1].Slowdown(f.Evaluations[1].Hybrid))
-	if fig.Rows[0].ID != "fig10.hybrid_slowdown_vs_dash.min" || fig.Rows[0].Simulated != want {
-		t.Errorf("row %+v, want simulated %g", fig.Rows[0], want)
+	if r := fig.Rows[0]; r.ID != "fig10.hybrid_slowdown_vs_dash.min" || r.Simulated == nil || *r.Simulated != want || r.Status() != summary.StatusWhatIf {
+		t.Errorf("row %+v, want simulated %g, a what-if (two batch sizes, 16 output tokens)", r, want)
 	}
 	html, err := fig.HTML()
-	if err != nil || !strings.Contains(string(html), "modelled") {
+	if err != nil || !strings.Contains(string(html), "modelled") || !strings.Contains(string(html), "Paper: Hybrid 8.22-12.32x") {
 		t.Errorf("html: %v", err)
 	}
 	if _, err := charts.Fig10(nil); err == nil {
@@ -42,26 +44,26 @@ func TestFig10Figure(t *testing.T) {
 
 func TestCostEnergyEnduranceFigures(t *testing.T) {
 	s, _ := reference.System("dash")
-	cost, err := CostStudy(s, []float64{0.5, 1, 21.33, 32}, []float64{0, 4}, 3)
+	cost, err := reproduce.CostStudy(s, []float64{0.5, 1, 21.33, 32}, []float64{0, 4}, 3)
 	if err != nil {
 		t.Fatal(err)
 	}
-	fig, err := charts.CostFigure(cost.Grid, cost.Breakeven, cost.Scaling)
+	fig, err := charts.CostFigure(cost)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(fig.Rows) != 2 || fig.Rows[0].Status() != charts.Pass || fig.Rows[1].Status() != charts.Pass {
+	if len(fig.Rows) != 2 || fig.Rows[0].Status() != summary.StatusPass || fig.Rows[1].Status() != summary.StatusPass {
 		t.Errorf("cost rows %+v", fig.Rows)
 	}
 	if _, err := fig.HTML(); err != nil {
 		t.Error(err)
 	}
 
-	var cases []Case
-	for _, sys := range Fig9Systems {
-		cases = append(cases, Case{Model: "mixtral-8x22b", System: sys, Batch: 1, Prompt: 1024, Output: 8})
+	var cases []summary.Case
+	for _, sys := range reproduce.Fig9Systems {
+		cases = append(cases, summary.Case{Model: "mixtral-8x22b", System: sys, Batch: 1, Prompt: 1024, Output: 8})
 	}
-	priced, err := EnergyStudy(Sweep(cases, 0), nil)
+	priced, err := reproduce.EnergyStudy(reproduce.Sweep(cases, 0), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -69,7 +71,7 @@ func TestCostEnergyEnduranceFigures(t *testing.T) {
 		t.Errorf("energy figure: %v", err)
 	}
 
-	res, err := EnduranceStudy(EnduranceCase, 1.5, "test", []float64{0.5}, []float64{3000, 100000})
+	res, err := reproduce.EnduranceStudy(reproduce.EnduranceCase, 1.5, "test", []float64{0.5}, []float64{3000, 100000})
 	if err != nil {
 		t.Fatal(err)
 	}
