@@ -6,16 +6,17 @@ import (
 	"math"
 	"strings"
 
+	"github.com/dashlab/dashlab/dash"
 	"github.com/dashlab/dashlab/summary"
 )
 
-// Fig9Readings opens Fig. 9 with the bound argument and the two readings of
+// Fig9Readings opens Fig. 9 with the bound argument and the readings of
 // t_R side by side. A table gives, per reading, each stack's NAND array,
 // TSV and link rates, the expert-delivery ceiling of every system (what
 // binds it) and the ceiling that puts on DASH's paired speedups; two bar
-// charts give every Fig. 9 id computed under both readings (speedups, then
-// E2E reductions), with the paper's values as ticks. It only draws: the
-// bounds come from reproduce.ComputeFig9Bound, the values from the report's
+// charts give every Fig. 9 id computed under several readings (speedups, then
+// E2E reductions), one bar per reading, with the paper's values as ticks. It only draws: the
+// bounds come from reproduce.ComputeFig9BoundOf, the values from the report's
 // rows (reproduce.ReadingValues). When the bounds' parts are not the paper's
 // (ComputeFig9BoundOf with a change), the caption and subtitles say so.
 func Fig9Readings(bounds []summary.Fig9Bound, vals []summary.ReadingValue) (Figure, error) {
@@ -54,26 +55,57 @@ func Fig9Readings(bounds []summary.Fig9Bound, vals []summary.ReadingValue) (Figu
 		}
 		fig.Tables = append(fig.Tables, HTMLTable("Expert-delivery ceilings from the parts", head, rows))
 	}
+	// the readings the values have, in dash.Readings' order: the paper reading is checked
+	var readings []dash.Reading
+	for _, rd := range dash.Readings() {
+		for _, v := range vals {
+			if _, ok := v.Values[rd]; ok {
+				readings = append(readings, rd)
+				break
+			}
+		}
+	}
+	var named []string
+	for _, rd := range readings {
+		role := "reported"
+		if rd == dash.ReadingPaper {
+			role = "checked"
+		}
+		named = append(named, fmt.Sprintf("%v reading (%s)", rd, role))
+	}
+	subtitle := strings.Join(named, " and ") + "; ticks: the paper"
 	for _, group := range []struct {
 		id, title, unit, yName string
 	}{{"fig9_readings_speedup", "Throughput speedups of DASH", "x", "Speedup (x)"}, {"fig9_readings_e2e", "E2E reductions of DASH", "%", "Reduction (%)"}} {
 		var cats []string
-		var paperR, phys, pub []float64
+		var pub []float64
+		byReading := make([][]float64, len(readings))
 		for _, v := range vals {
 			if v.Unit != group.unit {
 				continue
 			}
 			cats = append(cats, strings.ReplaceAll(v.ID, ".", "\n"))
-			paperR, phys, pub = append(paperR, v.PaperReading), append(phys, v.Physical), append(pub, v.Paper)
+			pub = append(pub, v.Paper)
+			for i, rd := range readings {
+				x, ok := v.Values[rd]
+				if !ok {
+					x = math.NaN()
+				}
+				byReading[i] = append(byReading[i], x)
+			}
 		}
 		if len(cats) == 0 {
 			continue
 		}
+		var series, paper []Series
+		for i, rd := range readings {
+			series = append(series, Series{Name: rd.String() + " reading", Values: byReading[i]})
+			paper = append(paper, Series{Name: rd.String() + " reading", Values: pub})
+		}
 		c, err := GroupedBar(BarSpec{
-			Common: Common{ID: group.id, Title: group.title, Subtitle: WhatIfSubtitle("paper reading (checked) and physical reading (reported); ticks: the paper", w), Height: "460px"},
+			Common: Common{ID: group.id, Title: group.title, Subtitle: WhatIfSubtitle(subtitle, w), Height: "460px"},
 			XName:  "paper id", YName: group.yName, Categories: cats,
-			Series: []Series{{Name: "paper reading", Values: paperR}, {Name: "physical reading", Values: phys}},
-			Paper:  []Series{{Name: "paper reading", Values: pub}, {Name: "physical reading", Values: pub}},
+			Series: series, Paper: paper,
 		})
 		if err != nil {
 			return Figure{}, err

@@ -17,8 +17,8 @@ func TestFig9Readings(t *testing.T) {
 				{System: "relay-only", Stacks: 2, Routes: 1, PerStack: 1.6e12, Total: 3.2e12, Binding: "links"}}},
 	}
 	vals := []summary.ReadingValue{
-		{ID: "fig9a.throughput_speedup_geomean.vs_relay_only", Unit: "x", Paper: 1.9, PaperReading: 1.73, Physical: 1.6, Pass: true},
-		{ID: "fig9a.e2e_reduction_pct.vs_relay_only", Unit: "%", Paper: 42.2, PaperReading: 35.7, Physical: 31.9},
+		{ID: "fig9a.throughput_speedup_geomean.vs_relay_only", Unit: "x", Paper: 1.9, Values: map[dash.Reading]float64{dash.ReadingPaper: 1.73, dash.ReadingPhysical: 1.6}, Pass: true},
+		{ID: "fig9a.e2e_reduction_pct.vs_relay_only", Unit: "%", Paper: 42.2, Values: map[dash.Reading]float64{dash.ReadingPaper: 35.7, dash.ReadingPhysical: 31.9}},
 	}
 	f, err := Fig9Readings(bounds, vals)
 	if err != nil {
@@ -31,7 +31,7 @@ func TestFig9Readings(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"unbounded", "6.40 TB/s", "2.00x", "physical reading"} {
+	for _, want := range []string{"unbounded", "6.40 TB/s", "2.00x", "physical reading", "paper reading (checked) and physical reading (reported); ticks: the paper"} {
 		if !strings.Contains(string(h), want) {
 			t.Errorf("no %q in the figure", want)
 		}

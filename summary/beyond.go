@@ -32,11 +32,11 @@ type Fig10Result struct {
 	Curve []CoreCurvePoint
 	// Fits are the core-scaling models behind the modelled points.
 	Fits []offload.AmdahlFit
+	// Reading is the reading of t_R of the engine's DASH runs.
+	Reading dash.Reading
 	// Evaluations are Fig. 10(b) at the study's core cap, one per batch;
-	// Measured the same at the host's largest measured core count;
-	// Physical, in the reproduction only, Evaluations against DASH under
-	// the physical reading of t_R.
-	Evaluations, Measured, Physical []offload.Evaluation
+	// Measured the same at the host's largest measured core count.
+	Evaluations, Measured []offload.Evaluation
 	// Rows are the paper's Fig. 10(b) numbers computed from Evaluations, judged.
 	Rows []Row
 }
@@ -88,4 +88,16 @@ type EnduranceResult struct {
 	// Loads[i] and PECycles[j].
 	Loads, PECycles []float64
 	Years           [][]float64
+}
+
+// ServingEndurance is the lifetime at the serving study's loads.
+type ServingEndurance struct {
+	// Measurement holds R_HBF (from the serving study), C_KV and A_W (from
+	// the full-load fixed-batch run's flash model).
+	Measurement endurance.Measurement
+	// Loads are the study's loads (fractions of the baseline's rate) and
+	// Utilizations DASH's u at each; Years[i][j] is the lifetime at
+	// Loads[i] and PECycles[j].
+	Loads, Utilizations, PECycles []float64
+	Years                         [][]float64
 }

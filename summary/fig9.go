@@ -38,6 +38,15 @@ func (p Paired) Of(model string, batch, prompt, output int) (PairedCase, bool) {
 	return PairedCase{}, false
 }
 
+// Fig9Result holds the sweeps behind Fig. 9 under one reading of t_R, with their
+// summaries.
+type Fig9Result struct {
+	// A is Fig. 9(a): 1K/128, B in {1, 4, 16, 64}, with §I's B = 4 comparison.
+	A Fig9
+	// B is Fig. 9(b): B = 1 over the paper's lengths.
+	B Fig9
+}
+
 // Fig9 is the harness summary of a Fig. 9 sweep: its points and DASH's paired ratios
 // and geomeans against each baseline.
 type Fig9 struct {
@@ -64,4 +73,25 @@ func (f Fig9) Against(baseline string) (Paired, bool) {
 		}
 	}
 	return Paired{}, false
+}
+
+// OverheadRow says, for one (model, B) pair of Fig. 9(a), where the E2E
+// reduction comes from and why it sits below the throughput gain: the
+// prefill's share of E2E (compute-bound and alike in every system), DASH's
+// decode speedup over RelayOnly, and the share of a decode step's GPU time
+// that no memory path shortens (operator compute plus the fixed part of
+// each operator's measured latency).
+type OverheadRow struct {
+	// Model is the catalogue id; Batch is B.
+	Model string
+	Batch int
+	// PrefillShareDASH and PrefillShareRelay are TTFT / E2E of each system.
+	PrefillShareDASH, PrefillShareRelay float64
+	// DecodeSpeedup is DASH's decode throughput over RelayOnly's.
+	DecodeSpeedup float64
+	// E2EReductionPct is 100 x (1 - DASH's E2E / RelayOnly's).
+	E2EReductionPct float64
+	// FixedShareDASH and FixedShareRelay are the decode phase's operator
+	// compute plus fixed overhead over its GPU time, in each system.
+	FixedShareDASH, FixedShareRelay float64
 }

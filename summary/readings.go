@@ -7,16 +7,16 @@ import (
 	"github.com/dashlab/dashlab/dash/unit"
 )
 
-// ReadingValue is one paper id computed under both readings of t_R: the
-// paper reading's value is checked against the paper, the physical
-// reading's (id suffix ".physical") reported beside it.
+// ReadingValue is one paper id computed under several readings of t_R: the
+// paper reading's value is checked against the paper, the others' (id suffix
+// ".physical", ...) reported beside it.
 type ReadingValue struct {
-	// ID is the paper id (without the suffix); Unit its unit.
+	// ID is the paper id (without a reading's suffix); Unit its unit.
 	ID, Unit string
 	// Paper is the published value.
 	Paper float64
-	// PaperReading and Physical are the simulated values under each reading.
-	PaperReading, Physical float64
+	// Values are the simulated values by reading.
+	Values map[dash.Reading]float64
 	// Pass is the paper reading's verdict.
 	Pass bool
 }

@@ -11,7 +11,7 @@ type Knob func(dash.ExperimentBuilder) dash.ExperimentBuilder
 
 // With composes knobs, applied in order, into a Case.Modify function (nil for none):
 //
-//	nb.Case{..., Modify: nb.With(nb.TRead(10*unit.Microsecond), nb.PageSize(16*unit.KiB))}
+//	summary.Case{..., Modify: nb.With(nb.TRead(10*unit.Microsecond), nb.PageSize(16*unit.KiB))}
 func With(knobs ...Knob) func(dash.ExperimentBuilder) dash.ExperimentBuilder {
 	var ks []Knob
 	for _, k := range knobs {

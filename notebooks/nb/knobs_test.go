@@ -8,10 +8,11 @@ import (
 	"github.com/dashlab/dashlab/charts"
 	"github.com/dashlab/dashlab/dash"
 	"github.com/dashlab/dashlab/dash/unit"
+	"github.com/dashlab/dashlab/summary"
 )
 
 func build(k Knobs) error {
-	_, err := Build(Case{Model: "qwen3-235b-a22b", System: "dash", Batch: 4, Prompt: 1024, Output: 128, Modify: k.Apply()})
+	_, err := Build(summary.Case{Model: "qwen3-235b-a22b", System: "dash", Batch: 4, Prompt: 1024, Output: 128, Modify: k.Apply()})
 	return err
 }
 
@@ -65,7 +66,7 @@ func TestKnobsWhatIf(t *testing.T) {
 		k    Knobs
 		want string
 	}{{paper, ""}, {changed, "what-if: link 1.6 -> 0.8 TB/s"}} {
-		points := Sweep([]Case{{Model: "qwen3-235b-a22b", System: "relay-only", Batch: 1, Prompt: 64, Output: 2, Modify: c.k.Apply()}})
+		points := Sweep([]summary.Case{{Model: "qwen3-235b-a22b", System: "relay-only", Batch: 1, Prompt: 64, Output: 2, Modify: c.k.Apply()}})
 		if got := points[0].WhatIf.String(); got != c.want {
 			t.Errorf("%+v: %q, want %q", c.k, got, c.want)
 		}
@@ -74,7 +75,7 @@ func TestKnobsWhatIf(t *testing.T) {
 
 // A traced run off the paper's parts names its change in the route figure.
 func TestTraceWhatIf(t *testing.T) {
-	r, err := Trace(Case{Model: "qwen3-235b-a22b", System: "dash", Batch: 1, Prompt: 64, Output: 2,
+	r, err := Trace(summary.Case{Model: "qwen3-235b-a22b", System: "dash", Batch: 1, Prompt: 64, Output: 2,
 		Modify: TRead(8 * unit.Microsecond)}, 1, 3)
 	if err != nil {
 		t.Fatal(err)

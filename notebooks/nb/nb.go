@@ -23,20 +23,16 @@ import (
 	"github.com/dashlab/dashlab/dash/unit"
 	"github.com/dashlab/dashlab/reference"
 	"github.com/dashlab/dashlab/reference/reproduce"
+	"github.com/dashlab/dashlab/summary"
 )
 
-// Case is one simulation of a sweep (see reproduce.Case): a catalogue model on a named
-// system with a workload; Modify, when set, changes the experiment (a knob: t_R, page
-// size, link rate, execution switches) before it is built.
-type Case = reproduce.Case
-
 // Grid returns the cases of every model x system x batch at one prompt/output length.
-func Grid(models, systems []string, batches []int, prompt, output int, modify func(dash.ExperimentBuilder) dash.ExperimentBuilder) []Case {
-	var out []Case
+func Grid(models, systems []string, batches []int, prompt, output int, modify func(dash.ExperimentBuilder) dash.ExperimentBuilder) []summary.Case {
+	var out []summary.Case
 	for _, m := range models {
 		for _, b := range batches {
 			for _, s := range systems {
-				out = append(out, Case{Model: m, System: s, Batch: b, Prompt: prompt, Output: output, Modify: modify})
+				out = append(out, summary.Case{Model: m, System: s, Batch: b, Prompt: prompt, Output: output, Modify: modify})
 			}
 		}
 	}
@@ -48,8 +44,8 @@ type Workload struct{ Prompt, Output int }
 
 // LengthGrid returns the B = batch cases of every model x workload x system, leaving out
 // workloads beyond a model's context window (as the paper does).
-func LengthGrid(models, systems []string, batch int, workloads []Workload, modify func(dash.ExperimentBuilder) dash.ExperimentBuilder) []Case {
-	var out []Case
+func LengthGrid(models, systems []string, batch int, workloads []Workload, modify func(dash.ExperimentBuilder) dash.ExperimentBuilder) []summary.Case {
+	var out []summary.Case
 	for _, m := range models {
 		spec, err := reference.Model(m)
 		for _, w := range workloads {
@@ -57,7 +53,7 @@ func LengthGrid(models, systems []string, batch int, workloads []Workload, modif
 				continue
 			}
 			for _, s := range systems {
-				out = append(out, Case{Model: m, System: s, Batch: batch, Prompt: w.Prompt, Output: w.Output, Modify: modify})
+				out = append(out, summary.Case{Model: m, System: s, Batch: batch, Prompt: w.Prompt, Output: w.Output, Modify: modify})
 			}
 		}
 	}
@@ -69,13 +65,13 @@ func LengthGrid(models, systems []string, batch int, workloads []Workload, modif
 // Fig9a and Fig9b draw them). A case that does not fit its memory system has Fits false
 // and the planner's message in Err; Err returns the errors of cases that fit but failed.
 // A sweep that runs over a second shows its progress in the cell (Progress).
-func Sweep(cases []Case) []reproduce.Point { return SweepNamed("sweep", cases) }
+func Sweep(cases []summary.Case) []summary.Point { return SweepNamed("sweep", cases) }
 
 // SweepNamed is Sweep with the progress line labelled ("Fig. 9(b)").
-func SweepNamed(label string, cases []Case) []reproduce.Point {
+func SweepNamed(label string, cases []summary.Case) []summary.Point {
 	p := NewProgress(label, len(cases), "simulations")
 	defer p.Finish()
-	out := make([]reproduce.Point, len(cases))
+	out := make([]summary.Point, len(cases))
 	next := make(chan int)
 	var wg sync.WaitGroup
 	for range max(1, min(runtime.GOMAXPROCS(0), len(cases))) {
@@ -99,28 +95,28 @@ func SweepNamed(label string, cases []Case) []reproduce.Point {
 }
 
 // Err joins the errors of points that fit their memory system but failed.
-func Err(points []reproduce.Point) error { return reproduce.SweepErr(points) }
+func Err(points []summary.Point) error { return summary.SweepErr(points) }
 
 // Find returns the point of a model, system, batch and lengths with a result.
-func Find(points []reproduce.Point, model, system string, batch, prompt, output int) (reproduce.Point, bool) {
-	return reproduce.Find(points, model, system, batch, prompt, output)
+func Find(points []summary.Point, model, system string, batch, prompt, output int) (summary.Point, bool) {
+	return summary.Find(points, model, system, batch, prompt, output)
 }
 
 // Build builds the experiment of a case (its knobs applied).
-func Build(c Case) (dash.Experiment, error) { return reproduce.Build(c) }
+func Build(c summary.Case) (dash.Experiment, error) { return reproduce.Build(c) }
 
 // Trace runs a case with one traced layer (pass 0 is the prefill, pass i the i-th decode
 // step) and names the result after its system (charts.SystemName) for the charts, with
 // how it differs from the paper's experiment (reproduce.CaseChanges), which the charts
 // print.
-func Trace(c Case, pass, layer int) (charts.NamedResult, error) {
+func Trace(c summary.Case, pass, layer int) (charts.NamedResult, error) {
 	c.Sim.Trace = &sim.TraceSpec{Pass: pass, Layer: layer}
 	return Run(c)
 }
 
 // Run runs a case and names the result after its system (charts.SystemName), with how it
 // differs from the paper's experiment (reproduce.CaseChanges), which the charts print.
-func Run(c Case) (charts.NamedResult, error) {
+func Run(c summary.Case) (charts.NamedResult, error) {
 	exp, err := Build(c)
 	if err != nil {
 		return charts.NamedResult{}, err
@@ -140,7 +136,7 @@ func Run(c Case) (charts.NamedResult, error) {
 // A field left out (zero) keeps the system's value. Every value given is checked by
 // the builder: nb.Knobs{TRead: 3} (3 ns, a number without its unit) is refused with
 // "hbf.t_read = 3ns: outside the plausible range 10ns .. 10s (... did you mean 3µs
-// ...)". Apply returns them as a Case.Modify function (With composes the same knobs
+// ...)". Apply returns them as a summary.Case.Modify function (With composes the same knobs
 // one at a time).
 type Knobs struct {
 	TRead, TProg  unit.Duration

@@ -88,7 +88,7 @@ func TestFig9aMatchesTheEngine(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f, err := charts.Fig9a(rep.Artifacts.Fig9.A)
+	f, err := charts.Fig9a(rep.Artifacts.Fig9[dash.ReadingPaper].A)
 	s := figureHTML(t, f, err)
 	if len(f.Charts) != 4 {
 		t.Errorf("Fig9a charts: %d", len(f.Charts))
@@ -111,7 +111,7 @@ func TestFig9bMatchesTheEngine(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f, err := charts.Fig9b(rep.Artifacts.Fig9.B)
+	f, err := charts.Fig9b(rep.Artifacts.Fig9[dash.ReadingPaper].B)
 	s := figureHTML(t, f, err)
 	mustContain(t, s, "512/20K", "20K/20K", "Grok-1 is run only at 512/16 and 4K/16", "fig9b.llama4_4k_1m")
 	if n := sameRows(t, f.Rows, rep.Rows); n != 4 {
@@ -198,7 +198,7 @@ func TestFig11RowsMatchTheEngine(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	fig, err := charts.Fig11(rep.Artifacts.Fig11)
+	fig, err := charts.Fig11(rep.Artifacts.Fig11[dash.ReadingPaper])
 	if err != nil {
 		t.Fatal(err)
 	}

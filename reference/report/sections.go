@@ -51,7 +51,7 @@ func fig9Sections(p *charts.Page, rep reproduce.Report) error {
 	for _, fn := range []struct {
 		sum  summary.Fig9
 		draw func(summary.Fig9) (charts.Figure, error)
-	}{{rep.Artifacts.Fig9.A, charts.Fig9a}, {rep.Artifacts.Fig9.B, charts.Fig9b}} {
+	}{{rep.Artifacts.Fig9[dash.ReadingPaper].A, charts.Fig9a}, {rep.Artifacts.Fig9[dash.ReadingPaper].B, charts.Fig9b}} {
 		if len(fn.sum.Points) == 0 {
 			continue
 		}
@@ -63,10 +63,11 @@ func fig9Sections(p *charts.Page, rep reproduce.Report) error {
 }
 
 func fig11Section(p *charts.Page, rep reproduce.Report) error {
-	if len(rep.Artifacts.Fig11) == 0 {
+	pairs := rep.Artifacts.Fig11[dash.ReadingPaper]
+	if len(pairs) == 0 {
 		return nil
 	}
-	return figureTo(p)(charts.Fig11(rep.Artifacts.Fig11))
+	return figureTo(p)(charts.Fig11(pairs))
 }
 
 func fig12Section(p *charts.Page, rep reproduce.Report) error {
@@ -79,25 +80,18 @@ func fig12Section(p *charts.Page, rep reproduce.Report) error {
 // servingSection draws the serving study under each reading it ran, with the rows of
 // its table3.* and serving.* ids under that reading.
 func servingSection(p *charts.Page, rep reproduce.Report) error {
-	studies := []struct {
-		r   dash.Reading
-		sfx string
-	}{{dash.ReadingPaper, ""}, {dash.ReadingPhysical, reproduce.ReadingSuffix(dash.ReadingPhysical)}}
-	for _, s := range studies {
-		res := rep.Artifacts.Serving
-		if s.r != dash.ReadingPaper {
-			res = rep.Artifacts.ServingPhysical
-		}
+	for _, rd := range dash.Readings() {
+		res := rep.Artifacts.Serving[rd]
 		if res == nil {
 			continue
 		}
 		var rows []summary.Row
 		for _, r := range rep.Rows {
-			if (hasPrefix(r.ID, "table3.") || hasPrefix(r.ID, "serving.")) && readingOf(r) == s.r {
+			if (hasPrefix(r.ID, "table3.") || hasPrefix(r.ID, "serving.")) && readingOf(r) == rd {
 				rows = append(rows, r)
 			}
 		}
-		if err := figureTo(p)(charts.Table3(res, rows, s.sfx)); err != nil {
+		if err := figureTo(p)(charts.Table3(res, rows, reproduce.ReadingSuffix(rd))); err != nil {
 			return err
 		}
 	}
@@ -105,10 +99,11 @@ func servingSection(p *charts.Page, rep reproduce.Report) error {
 }
 
 func fig10Section(p *charts.Page, rep reproduce.Report) error {
-	if rep.Artifacts.Fig10 == nil {
+	f := rep.Artifacts.Fig10[dash.ReadingPaper]
+	if f == nil {
 		return nil
 	}
-	return figureTo(p)(charts.Fig10(rep.Artifacts.Fig10))
+	return figureTo(p)(charts.Fig10(f))
 }
 
 func costSection(p *charts.Page, rep reproduce.Report) error {

@@ -14,37 +14,35 @@ type Artifacts struct {
 	// Catalogue is the model catalogue with derived footprints and its judged rows
 	// (Fig. 1, Table II).
 	Catalogue summary.Catalogue
-	// Fig9 holds the fixed-batch sweeps with their paired summaries under the paper
-	// reading of t_R (the checked values); Fig9Physical the same under the physical
-	// reading (reported beside them).
-	Fig9, Fig9Physical Fig9Result
-	// Fig11 holds the lookahead study under the paper reading: per model and t_R, the
-	// conventional run and the lookahead run; Fig11Physical the same under the
-	// physical reading.
-	Fig11, Fig11Physical []LookaheadPair
+	// Fig9 holds the fixed-batch sweeps with their paired summaries by reading of t_R
+	// (the paper reading's are the checked values, the others' reported beside them).
+	Fig9 map[dash.Reading]summary.Fig9Result
+	// Fig11 holds the lookahead study by reading of t_R: per model and t_R, the
+	// conventional run and the lookahead run.
+	Fig11 map[dash.Reading][]summary.LookaheadPair
 	// Fig11Early is the lookahead study under the paper reading with early
 	// expert delivery into the GPU's L2 (not checked: the paper names no
 	// GPU-side buffer).
-	Fig11Early []LookaheadPair
+	Fig11Early []summary.LookaheadPair
 	// Fig12 is the sensitivity study on Llama 4 Maverick 1/4K/1M under
 	// both readings (nil when not run).
-	Fig12 *Fig12Result
-	// Fig10 is the CPU-GPU offloading comparison (nil when not run).
-	Fig10 *Fig10Result
+	Fig12 *summary.Fig12Result
+	// Fig10 is the CPU-GPU offloading comparison by reading of t_R of the engine's
+	// DASH runs.
+	Fig10 map[dash.Reading]*summary.Fig10Result
 	// Cost is the capacity-per-cost grid and pair scaling (nil when not
 	// run).
 	Cost *summary.CostResult
 	// Energy prices Fig. 9(a)'s runs (memory-system energy per token).
-	Energy []EnergyPoint
+	Energy []summary.EnergyPoint
 	// Endurance is the HBF lifetime study (nil when not run).
-	Endurance *EnduranceResult
+	Endurance *summary.EnduranceResult
 	// ServingEndurance is the lifetime at the serving study's loads, with
 	// R_HBF from its backlogged rate (nil without a serving study).
-	ServingEndurance *ServingEndurance
-	// Serving is the continuous-batching study behind Table III under the
-	// paper reading (nil when the serving group did not run);
-	// ServingPhysical the same under the physical reading.
-	Serving, ServingPhysical *serve.StudyResult
+	ServingEndurance *summary.ServingEndurance
+	// Serving is the continuous-batching study behind Table III by reading of t_R
+	// (empty when the serving group did not run).
+	Serving map[dash.Reading]*serve.StudyResult
 	// GPU is the timing model's validation: its leave-one-out error per kind and judged
 	// rows, and with Options.Figures the held-out studies and predictions the report
 	// draws.
@@ -69,10 +67,10 @@ func (a *Artifacts) figureTime(what string, d time.Duration) {
 	a.FigureTime[what] += d
 }
 
-// fig9 is the Fig. 9 result of a reading.
-func (a *Artifacts) fig9(r dash.Reading) *Fig9Result {
-	if r == dash.ReadingPaper {
-		return &a.Fig9
+// setReading stores a reading's result in a map of results by reading, making the map.
+func setReading[T any](m *map[dash.Reading]T, r dash.Reading, v T) {
+	if *m == nil {
+		*m = map[dash.Reading]T{}
 	}
-	return &a.Fig9Physical
+	(*m)[r] = v
 }

@@ -11,12 +11,12 @@ import (
 // The capacity-per-cost sweep and the n-pair scaling behind the cost
 // figure (§VI-G).
 
-// CostRs and CostDeltas are the report's (r, δ) grid; CostMaxPairs its
+// CostRs and CostDeltas are the report's (r, δ) grid; costMaxPairs its
 // largest pair count.
 var (
 	CostRs       = []float64{0.5, 1, 2, 4, 8, 16, 21.33, 32}
 	CostDeltas   = []float64{0, 1, 2, 4, 8, 16}
-	CostMaxPairs = 8
+	costMaxPairs = 8
 )
 
 // CostStudy computes the grid, breakeven line and scaling for a system, and judges the
@@ -61,7 +61,7 @@ func init() {
 		if err != nil {
 			return err
 		}
-		res, err := CostStudy(s, CostRs, CostDeltas, CostMaxPairs)
+		res, err := CostStudy(s, CostRs, CostDeltas, costMaxPairs)
 		art.Cost = &res
 		return err
 	})

@@ -25,32 +25,29 @@ var EnduranceCase = Fig9Case("qwen3-235b-a22b", "dash", 32, 4096, 128, dash.Read
 // superblocks) instead of a given value.
 const MeasureWA = 0.0
 
-// EnduranceResult is the lifetime at each load and P/E budget (summary.EnduranceResult).
-type EnduranceResult = summary.EnduranceResult
-
 // EnduranceStudy runs c, measures R_HBF and C_KV from it, takes A_W = wa
 // (from waSource; MeasureWA: the run's measured write amplification), and
 // evaluates the lifetime at every load and P/E budget.
-func EnduranceStudy(c Case, wa float64, waSource string, loads, pe []float64) (EnduranceResult, error) {
+func EnduranceStudy(c summary.Case, wa float64, waSource string, loads, pe []float64) (summary.EnduranceResult, error) {
 	exp, err := Build(c)
 	if err != nil {
-		return EnduranceResult{}, err
+		return summary.EnduranceResult{}, err
 	}
 	r, err := sim.Run(exp)
 	if err != nil {
-		return EnduranceResult{}, err
+		return summary.EnduranceResult{}, err
 	}
 	m, err := endurance.FromFixedBatch(r, exp.Plan(), wa, waSource)
 	if err != nil {
-		return EnduranceResult{}, err
+		return summary.EnduranceResult{}, err
 	}
-	res := EnduranceResult{Measurement: m, Run: r, Loads: loads, PECycles: pe}
+	res := summary.EnduranceResult{Measurement: m, Run: r, Loads: loads, PECycles: pe}
 	for _, u := range loads {
 		var row []float64
 		for _, e := range pe {
 			y, err := m.Inputs(e, u).LifetimeYears()
 			if err != nil {
-				return EnduranceResult{}, fmt.Errorf("load %g, %g P/E cycles: %w", u, e, err)
+				return summary.EnduranceResult{}, fmt.Errorf("load %g, %g P/E cycles: %w", u, e, err)
 			}
 			row = append(row, y)
 		}
@@ -59,9 +56,9 @@ func EnduranceStudy(c Case, wa float64, waSource string, loads, pe []float64) (E
 	return res, nil
 }
 
-// DefaultEndurance is the study with the engine's measured write rate,
+// defaultEndurance is the study with the engine's measured write rate,
 // KV-owned capacity and write amplification.
-func DefaultEndurance() (EnduranceResult, error) {
+func defaultEndurance() (summary.EnduranceResult, error) {
 	return EnduranceStudy(EnduranceCase, MeasureWA, "", EnduranceLoads, endurance.PECycles)
 }
 
@@ -70,7 +67,7 @@ func init() {
 		if opts.Only != "" {
 			return nil
 		}
-		res, err := DefaultEndurance()
+		res, err := defaultEndurance()
 		art.Endurance = &res
 		return err
 	})

@@ -5,10 +5,11 @@ import (
 	"testing"
 
 	"github.com/dashlab/dashlab/dash/endurance"
+	"github.com/dashlab/dashlab/summary"
 )
 
 func TestEnduranceStudy(t *testing.T) {
-	res, err := DefaultEndurance()
+	res, err := defaultEndurance()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -37,9 +38,9 @@ func TestEnduranceStudy(t *testing.T) {
 }
 
 func TestEnergyOverFig9aSystems(t *testing.T) {
-	var cases []Case
+	var cases []summary.Case
 	for _, s := range Fig9Systems {
-		cases = append(cases, Case{Model: "mixtral-8x22b", System: s, Batch: 4, Prompt: 1024, Output: 16})
+		cases = append(cases, summary.Case{Model: "mixtral-8x22b", System: s, Batch: 4, Prompt: 1024, Output: 16})
 	}
 	pts, err := EnergyStudy(Sweep(cases, 0), nil)
 	if err != nil {

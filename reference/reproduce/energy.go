@@ -11,22 +11,19 @@ import (
 // energy on Fig. 9(a)'s workloads, priced from the engine's per-route byte
 // counters and NAND page-wave counts (see package energy).
 
-// EnergyPoint is one simulation priced (summary.EnergyPoint).
-type EnergyPoint = summary.EnergyPoint
-
 // Fig9aCases are Fig. 9(a)'s simulations: the five models at 1K/128, B in
 // {1, 4, 16, 64}, on the four systems, under the paper reading of t_R.
-func Fig9aCases() []Case { return fig9aSpecs(dash.ReadingPaper) }
+func Fig9aCases() []summary.Case { return fig9aSpecs(dash.ReadingPaper) }
 
 // EnergyStudy prices every point with the parameters params gives for the
 // point's system (nil: [energy.DefaultParams] of its HBF part).
-func EnergyStudy(points []Point, params func(dash.SystemSpec) energy.Params) ([]EnergyPoint, error) {
+func EnergyStudy(points []summary.Point, params func(dash.SystemSpec) energy.Params) ([]summary.EnergyPoint, error) {
 	if params == nil {
 		params = func(s dash.SystemSpec) energy.Params { return energy.DefaultParams(s.HBF) }
 	}
-	var out []EnergyPoint
+	var out []summary.EnergyPoint
 	for _, p := range points {
-		e := EnergyPoint{Model: p.Model, System: p.System, Batch: p.Batch, Err: p.Err}
+		e := summary.EnergyPoint{Model: p.Model, System: p.System, Batch: p.Batch, Err: p.Err}
 		s, err := reference.System(p.System)
 		if err != nil {
 			return nil, err
@@ -44,11 +41,12 @@ func EnergyStudy(points []Point, params func(dash.SystemSpec) energy.Params) ([]
 
 func init() {
 	derive(func(opts Options, art *Artifacts) error {
-		if len(art.Fig9.A.Points) == 0 {
+		points := art.Fig9[dash.ReadingPaper].A.Points
+		if len(points) == 0 {
 			return nil
 		}
 		var err error
-		art.Energy, err = EnergyStudy(art.Fig9.A.Points, nil)
+		art.Energy, err = EnergyStudy(points, nil)
 		return err
 	})
 }

@@ -27,15 +27,9 @@ var Fig10Batches = []int{1, 4, 16, 64}
 // 8452Y; the shipped host has 16 cores, so 32 is modelled).
 const Fig10Cores = 32
 
-// Fig10CoreCurve are the core caps of Fig. 10(a): the measured 1..16 and
+// fig10CoreCurve are the core caps of Fig. 10(a): the measured 1..16 and
 // the modelled 32.
-var Fig10CoreCurve = []int{1, 2, 4, 8, 16, 32}
-
-// CoreCurvePoint is summary.CoreCurvePoint.
-type CoreCurvePoint = summary.CoreCurvePoint
-
-// Fig10Result is summary.Fig10Result.
-type Fig10Result = summary.Fig10Result
+var fig10CoreCurve = []int{1, 2, 4, 8, 16, 32}
 
 // OffloadOptions select an offloading study.
 type OffloadOptions struct {
@@ -53,11 +47,11 @@ type OffloadOptions struct {
 	Workers int
 }
 
-// OffloadStudy runs the engine's DASH (as in Fig. 9: lookahead where the
+// offloadStudy runs the engine's DASH (as in Fig. 9: lookahead where the
 // router allows) for the model at each batch and evaluates the offloading
 // alternatives with the host measurements at each core cap: one evaluation
 // list per cap, in the order of o.Cores.
-func OffloadStudy(host *offload.HostProfile, o OffloadOptions) ([][]offload.Evaluation, error) {
+func offloadStudy(host *offload.HostProfile, o OffloadOptions) ([][]offload.Evaluation, error) {
 	model, prompt, output := o.Model, o.Prompt, o.Output
 	m, err := reference.Model(model)
 	if err != nil {
@@ -71,12 +65,12 @@ func OffloadStudy(host *offload.HostProfile, o OffloadOptions) ([][]offload.Eval
 	if per := unit.Bytes(3 * shape.Hidden * shape.Inter); per > 0 {
 		shape.WeightBytes = int(f.BytesPerExpert / per)
 	}
-	var cases []Case
+	var cases []summary.Case
 	for _, b := range o.Batches {
 		cases = append(cases, Fig9Case(model, "dash", b, prompt, output, o.Reading))
 	}
 	points := Sweep(cases, o.Workers)
-	if err := SweepErr(points); err != nil {
+	if err := summary.SweepErr(points); err != nil {
 		return nil, err
 	}
 	out := make([][]offload.Evaluation, len(o.Cores))
@@ -122,10 +116,10 @@ func nonExpertPerToken(classes []sim.ClassTime, output int) unit.Duration {
 	return t / unit.Duration(max(1, output-1))
 }
 
-// CoreCurve is Fig. 10(a): the host's expert-layer latency per batch at
+// coreCurve is Fig. 10(a): the host's expert-layer latency per batch at
 // each core cap, measured or modelled, with the fits used.
-func CoreCurve(host *offload.HostProfile, cores []int) ([]CoreCurvePoint, []offload.AmdahlFit, error) {
-	var pts []CoreCurvePoint
+func coreCurve(host *offload.HostProfile, cores []int) ([]summary.CoreCurvePoint, []offload.AmdahlFit, error) {
+	var pts []summary.CoreCurvePoint
 	var fits []offload.AmdahlFit
 	for _, b := range host.Batches() {
 		fit, err := host.Fit(b)
@@ -138,7 +132,7 @@ func CoreCurve(host *offload.HostProfile, cores []int) ([]CoreCurvePoint, []offl
 			if err != nil {
 				return nil, nil, err
 			}
-			pts = append(pts, CoreCurvePoint{Batch: b, Cores: c, Latency: t.Latency, Modelled: t.Modelled})
+			pts = append(pts, summary.CoreCurvePoint{Batch: b, Cores: c, Latency: t.Latency, Modelled: t.Modelled})
 		}
 	}
 	return pts, fits, nil
@@ -151,23 +145,23 @@ func init() {
 // Fig10Study is Fig. 10 for a host and options: the core curve
 // (Fig10CoreCurve and o.Cores[0]), the evaluations at o.Cores[0] and at the
 // host's largest measured core count.
-func Fig10Study(host *offload.HostProfile, o OffloadOptions) (*Fig10Result, error) {
+func Fig10Study(host *offload.HostProfile, o OffloadOptions) (*summary.Fig10Result, error) {
 	if len(o.Cores) == 0 {
 		return nil, fmt.Errorf("fig10: no core cap")
 	}
-	res := &Fig10Result{Model: o.Model, GPU: reference.DefaultGPU, Prompt: o.Prompt, Output: o.Output}
-	curve := append([]int(nil), Fig10CoreCurve...)
+	res := &summary.Fig10Result{Model: o.Model, GPU: reference.DefaultGPU, Prompt: o.Prompt, Output: o.Output, Reading: o.Reading}
+	curve := append([]int(nil), fig10CoreCurve...)
 	if !slices.Contains(curve, o.Cores[0]) {
 		curve = append(curve, o.Cores[0])
 		slices.Sort(curve)
 	}
 	var err error
-	if res.Curve, res.Fits, err = CoreCurve(host, curve); err != nil {
+	if res.Curve, res.Fits, err = coreCurve(host, curve); err != nil {
 		return nil, err
 	}
 	threads := host.Threads()
 	o.Cores = []int{o.Cores[0], threads[len(threads)-1]}
-	evs, err := OffloadStudy(host, o)
+	evs, err := offloadStudy(host, o)
 	if err != nil {
 		return nil, err
 	}
@@ -224,13 +218,12 @@ func fig10Rows(evs []offload.Evaluation, w summary.WhatIf) []summary.Row {
 	return rows
 }
 
-func runFig10(opts Options, art *Artifacts) (Values, error) {
-	var v Values
+func runFig10(opts Options, art *Artifacts) (values, error) {
+	var v values
 	host, err := reference.HostOffload()
 	if err != nil {
 		return v, err
 	}
-	var res *Fig10Result
 	for _, r := range dash.Readings() {
 		o := OffloadOptions{Model: Fig10Model, Batches: Fig10Batches, Prompt: 1024, Output: 128,
 			Cores: []int{Fig10Cores}, Reading: r, Workers: opts.Workers}
@@ -238,11 +231,7 @@ func runFig10(opts Options, art *Artifacts) (Values, error) {
 		if err != nil {
 			return v, fmt.Errorf("%v reading: %w", r, err)
 		}
-		if r == dash.ReadingPaper {
-			res = f
-		} else {
-			res.Physical = f.Evaluations
-		}
+		setReading(&art.Fig10, r, f)
 		var slow, red []float64
 		for _, e := range f.Evaluations {
 			slow = append(slow, e.Slowdown(e.Hybrid))
@@ -255,6 +244,5 @@ func runFig10(opts Options, art *Artifacts) (Values, error) {
 		v.Set("fig10.hybrid_reduction_pct.min"+sfx, slices.Min(red), detail+"; over the better of weight streaming and CPU compute")
 		v.Set("fig10.hybrid_reduction_pct.max"+sfx, slices.Max(red), detail)
 	}
-	art.Fig10 = res
 	return v, nil
 }

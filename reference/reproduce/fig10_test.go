@@ -3,6 +3,9 @@ package reproduce
 import (
 	"strings"
 	"testing"
+
+	"github.com/dashlab/dashlab/dash"
+	"github.com/dashlab/dashlab/summary"
 )
 
 func TestFig10(t *testing.T) {
@@ -14,16 +17,19 @@ func TestFig10(t *testing.T) {
 		t.Fatalf("%d rows", len(rep.Rows))
 	}
 	for _, r := range rep.Rows {
-		if r.Simulated == nil || (r.Pass == nil) != strings.HasSuffix(r.ID, PhysicalSuffix) {
+		if r.Simulated == nil || (r.Pass == nil) != strings.HasSuffix(r.ID, ReadingSuffix(dash.ReadingPhysical)) {
 			t.Fatalf("%s not simulated", r.ID)
 		}
 		if strings.Contains(r.ID, "slowdown") && *r.Simulated <= 1 {
 			t.Errorf("%s = %g: an offloading scheme faster than DASH", r.ID, *r.Simulated)
 		}
 	}
-	f := rep.Artifacts.Fig10
-	if f == nil || len(f.Evaluations) != len(Fig10Batches) || len(f.Measured) != len(Fig10Batches) || len(f.Physical) != len(Fig10Batches) {
+	f, phys := rep.Artifacts.Fig10[dash.ReadingPaper], rep.Artifacts.Fig10[dash.ReadingPhysical]
+	if f == nil || phys == nil || len(f.Evaluations) != len(Fig10Batches) || len(f.Measured) != len(Fig10Batches) || len(phys.Evaluations) != len(Fig10Batches) {
 		t.Fatalf("artifacts %+v", f)
+	}
+	if len(f.Rows) != 4 || phys.Rows[0].Status() != summary.StatusWhatIf {
+		t.Errorf("rows: %d, physical %+v", len(f.Rows), phys.Rows)
 	}
 	for _, e := range f.Evaluations {
 		if !e.CPUModelled || e.Scenario.Cores != Fig10Cores {

@@ -19,25 +19,18 @@ var Fig11Models = []string{"qwen3-235b-a22b", "deepseek-v2"}
 // Fig11TReads are the read latencies of the paper's reported points.
 var Fig11TReads = []unit.Duration{3 * unit.Microsecond, 32 * unit.Microsecond}
 
-// LookaheadPair is one point of the lookahead study (summary.LookaheadPair).
-type LookaheadPair = summary.LookaheadPair
-
-// LookaheadSetup is the reading of t_R and the early-delivery setting of a lookahead
-// study (summary.LookaheadSetup).
-type LookaheadSetup = summary.LookaheadSetup
-
 // LookaheadStudy runs every model at every t_R on system with batch
 // B and lengths prompt/output under a setup, with and without lookahead
 // selection, in parallel (workers 0: one per CPU).
-func LookaheadStudy(setup LookaheadSetup, models []string, tReads []unit.Duration, system string, batch, prompt, output, workers int) ([]LookaheadPair, error) {
+func LookaheadStudy(setup summary.LookaheadSetup, models []string, tReads []unit.Duration, system string, batch, prompt, output, workers int) ([]summary.LookaheadPair, error) {
 	// Each pair's two cases: the conventional flow, then lookahead.
-	var pairs []LookaheadPair
-	var cases []Case
+	var pairs []summary.LookaheadPair
+	var cases []summary.Case
 	for _, m := range models {
 		for _, tr := range tReads {
-			pairs = append(pairs, LookaheadPair{Model: m, TRead: tr, Setup: setup})
+			pairs = append(pairs, summary.LookaheadPair{Model: m, TRead: tr, Setup: setup})
 			for _, on := range []bool{false, true} {
-				cases = append(cases, Case{Model: m, System: system, Batch: batch, Prompt: prompt, Output: output, Reading: setup.Reading,
+				cases = append(cases, summary.Case{Model: m, System: system, Batch: batch, Prompt: prompt, Output: output, Reading: setup.Reading,
 					Modify: func(b dash.ExperimentBuilder) dash.ExperimentBuilder {
 						return b.TRead(tr).Lookahead(on).EarlyDelivery(setup.EarlyDelivery, setup.EarlyBuffer)
 					}})
@@ -86,18 +79,14 @@ func init() {
 	register(group{name: "fig11", prefixes: []string{"fig11."}, run: runFig11})
 }
 
-func runFig11(opts Options, art *Artifacts) (Values, error) {
-	var v Values
+func runFig11(opts Options, art *Artifacts) (values, error) {
+	var v values
 	for _, r := range dash.Readings() {
-		pairs, err := LookaheadStudy(LookaheadSetup{Reading: r}, Fig11Models, Fig11TReads, "dash", 1, 4096, 128, opts.Workers)
+		pairs, err := LookaheadStudy(summary.LookaheadSetup{Reading: r}, Fig11Models, Fig11TReads, "dash", 1, 4096, 128, opts.Workers)
 		if err != nil {
 			return v, fmt.Errorf("%v reading: %w", r, err)
 		}
-		if r == dash.ReadingPaper {
-			art.Fig11 = pairs
-		} else {
-			art.Fig11Physical = pairs
-		}
+		setReading(&art.Fig11, r, pairs)
 		for _, p := range pairs {
 			detail := fmt.Sprintf("B=1, 4K/128 on dash, t_R %v, %v reading: TPOT %v -> %v, E2E %v -> %v",
 				p.TRead, r, p.Conventional.TPOT, p.Lookahead.TPOT, p.Conventional.E2E, p.Lookahead.E2E)
@@ -106,7 +95,7 @@ func runFig11(opts Options, art *Artifacts) (Values, error) {
 		}
 	}
 	// Early expert delivery (§VI-D), reported in the artifacts only.
-	early, err := LookaheadStudy(LookaheadSetup{Reading: dash.ReadingPaper, EarlyDelivery: true}, Fig11Models, Fig11TReads, "dash", 1, 4096, 128, opts.Workers)
+	early, err := LookaheadStudy(summary.LookaheadSetup{Reading: dash.ReadingPaper, EarlyDelivery: true}, Fig11Models, Fig11TReads, "dash", 1, 4096, 128, opts.Workers)
 	if err != nil {
 		return v, fmt.Errorf("early delivery: %w", err)
 	}

@@ -25,11 +25,8 @@ import (
 // Fig12Model is the model of the study; Fig12Workload its workload.
 const Fig12Model = "llama4-maverick"
 
-// Fig12Workload is B/L_in/L_out = 1/4K/1M.
-var Fig12Workload = Llama4LongDecode
-
-// Fig12DecodeSample is the decode sampling of the study's runs (summary.Fig12DecodeSample).
-const Fig12DecodeSample = summary.Fig12DecodeSample
+// fig12Workload is B/L_in/L_out = 1/4K/1M.
+var fig12Workload = llama4LongDecode
 
 // The sweeps' values.
 var (
@@ -40,23 +37,6 @@ var (
 		1 * unit.Millisecond, 2 * unit.Millisecond, 5 * unit.Millisecond}
 	Fig12Links = []unit.BytesPerSecond{0.4e12, 0.8e12, 1.6e12, 3.2e12}
 )
-
-// Fig12Param names a swept parameter (summary.Fig12Param).
-type Fig12Param = summary.Fig12Param
-
-// The four sweeps.
-const (
-	Fig12PageSize = summary.Fig12PageSize
-	Fig12TRead    = summary.Fig12TRead
-	Fig12TProg    = summary.Fig12TProg
-	Fig12Link     = summary.Fig12Link
-)
-
-// Fig12Point is one point of a sweep (summary.Fig12Point).
-type Fig12Point = summary.Fig12Point
-
-// Fig12Result is the study under one or both readings (summary.Fig12Result).
-type Fig12Result = summary.Fig12Result
 
 // Fig12Setup is what a sensitivity study runs: the readings of t_R, the
 // sweeps' values (a sweep with no values is skipped; each sweep's
@@ -79,11 +59,11 @@ type Fig12Setup struct {
 // DefaultFig12Setup is the paper's study: both readings, every sweep.
 func DefaultFig12Setup() Fig12Setup {
 	return Fig12Setup{Readings: dash.Readings(), PageSizes: Fig12PageSizes, TReads: Fig12TReads, TProgs: Fig12TProgs,
-		Links: Fig12Links, Output: Fig12Workload.Output, DecodeSample: Fig12DecodeSample}
+		Links: Fig12Links, Output: fig12Workload.Output, DecodeSample: summary.Fig12DecodeSample}
 }
 
 type fig12Case struct {
-	param Fig12Param
+	param summary.Fig12Param
 	value float64
 	label string
 	mod   func(dash.ExperimentBuilder) dash.ExperimentBuilder
@@ -92,22 +72,22 @@ type fig12Case struct {
 func fig12Cases(su Fig12Setup) []fig12Case {
 	var cs []fig12Case
 	for _, p := range withRef(su.PageSizes, 4*unit.KiB) {
-		cs = append(cs, fig12Case{Fig12PageSize, float64(p / unit.KiB), p.String(),
+		cs = append(cs, fig12Case{summary.Fig12PageSize, float64(p / unit.KiB), p.String(),
 			func(b dash.ExperimentBuilder) dash.ExperimentBuilder { return b.PageSize(p) }})
 	}
 	for _, t := range withRef(su.TReads, 3*unit.Microsecond) {
-		cs = append(cs, fig12Case{Fig12TRead, float64(t) / 1e3, t.String(),
+		cs = append(cs, fig12Case{summary.Fig12TRead, float64(t) / 1e3, t.String(),
 			func(b dash.ExperimentBuilder) dash.ExperimentBuilder { return b.TRead(t) }})
 	}
 	for _, t := range withRef(su.TProgs, 100*unit.Microsecond) {
-		cs = append(cs, fig12Case{Fig12TProg, float64(t) / 1e3, t.String(),
+		cs = append(cs, fig12Case{summary.Fig12TProg, float64(t) / 1e3, t.String(),
 			func(b dash.ExperimentBuilder) dash.ExperimentBuilder { return b.TProg(t) }})
 	}
 	// The stall's reference: programs that take no array time.
-	cs = append(cs, fig12Case{Fig12TProg, 0, "0 (reference)",
+	cs = append(cs, fig12Case{summary.Fig12TProg, 0, "0 (reference)",
 		func(b dash.ExperimentBuilder) dash.ExperimentBuilder { return b.TProg(1) }})
 	for _, l := range withRef(su.Links, 1.6e12) {
-		cs = append(cs, fig12Case{Fig12Link, float64(l) / 1e12, l.String(),
+		cs = append(cs, fig12Case{summary.Fig12Link, float64(l) / 1e12, l.String(),
 			func(b dash.ExperimentBuilder) dash.ExperimentBuilder { return b.LinkBandwidth(l) }})
 	}
 	return cs
@@ -124,28 +104,28 @@ func withRef[T ~int64 | ~float64](xs []T, ref T) []T {
 }
 
 // fig12Reference is each sweep's normalization point.
-var fig12Reference = map[Fig12Param]float64{Fig12PageSize: 4, Fig12TRead: 3, Fig12TProg: 100, Fig12Link: 1.6}
+var fig12Reference = map[summary.Fig12Param]float64{summary.Fig12PageSize: 4, summary.Fig12TRead: 3, summary.Fig12TProg: 100, summary.Fig12Link: 1.6}
 
 // Fig12Study runs a sensitivity study on workers goroutines (0: one per
 // CPU).
-func Fig12Study(su Fig12Setup, workers int) (*Fig12Result, error) {
+func Fig12Study(su Fig12Setup, workers int) (*summary.Fig12Result, error) {
 	return fig12Runs(su, workers, false)
 }
 
 // fig12Runs runs the study; with nominalOnly, only the nominal DASH and
 // RelayOnly runs (no sweep points, no KV trajectory).
-func fig12Runs(su Fig12Setup, workers int, nominalOnly bool) (*Fig12Result, error) {
+func fig12Runs(su Fig12Setup, workers int, nominalOnly bool) (*summary.Fig12Result, error) {
 	if len(su.Readings) == 0 || su.Output < 2 || su.DecodeSample < 0 {
 		return nil, fmt.Errorf("reproduce: Fig12Study: need a reading, an output of at least 2 tokens and a non-negative sampling (got %d readings, %d, %d)",
 			len(su.Readings), su.Output, su.DecodeSample)
 	}
 	readings := su.Readings
-	w := Fig9bWorkload{Label: fmt.Sprintf("4K/%d", su.Output), Prompt: Fig12Workload.Prompt, Output: su.Output}
+	w := Fig9bWorkload{Label: fmt.Sprintf("4K/%d", su.Output), Prompt: fig12Workload.Prompt, Output: su.Output}
 	cs := fig12Cases(su)
 	if nominalOnly {
 		cs = slices.DeleteFunc(cs, func(c fig12Case) bool { return c.value != fig12Reference[c.param] })
 	}
-	var cases []Case
+	var cases []summary.Case
 	opts := sim.Options{DecodeSample: su.DecodeSample}
 	// The nominal point of every sweep is the same run: simulate it once.
 	idx := make([]int, len(cs)) // case of each sweep point within a reading
@@ -165,20 +145,20 @@ func fig12Runs(su Fig12Setup, workers int, nominalOnly bool) (*Fig12Result, erro
 	}
 	for _, rd := range readings {
 		for _, c := range unique {
-			cases = append(cases, Case{Model: Fig12Model, System: "dash", Batch: 1, Prompt: w.Prompt, Output: w.Output,
+			cases = append(cases, summary.Case{Model: Fig12Model, System: "dash", Batch: 1, Prompt: w.Prompt, Output: w.Output,
 				Reading: rd, Modify: func(b dash.ExperimentBuilder) dash.ExperimentBuilder { return c.mod(b.Lookahead(true)) }, Sim: opts})
 		}
-		cases = append(cases, Case{Model: Fig12Model, System: "relay-only", Batch: 1, Prompt: w.Prompt, Output: w.Output, Reading: rd, Sim: opts})
+		cases = append(cases, summary.Case{Model: Fig12Model, System: "relay-only", Batch: 1, Prompt: w.Prompt, Output: w.Output, Reading: rd, Sim: opts})
 	}
 	points := sweepWith(cases, workers, su.Progress)
-	if err := SweepErr(points); err != nil {
+	if err := summary.SweepErr(points); err != nil {
 		return nil, err
 	}
-	res := &Fig12Result{Nominal: map[dash.Reading]sim.Result{}, RelayOnly: map[dash.Reading]sim.Result{}, DecodeSample: su.DecodeSample}
-	if p := Fig12Workload; w.Output != p.Output { // the study's design: a 1M-token decode
+	res := &summary.Fig12Result{Nominal: map[dash.Reading]sim.Result{}, RelayOnly: map[dash.Reading]sim.Result{}, DecodeSample: su.DecodeSample}
+	if p := fig12Workload; w.Output != p.Output { // the study's design: a 1M-token decode
 		res.WhatIf = res.WhatIf.Add(dash.Change{Field: "L_in/L_out", From: lengthsLabel(p.Prompt, p.Output), To: lengthsLabel(w.Prompt, w.Output)})
 	}
-	exp, err := Build(Case{Model: Fig12Model, System: "dash", Batch: 1, Prompt: w.Prompt, Output: w.Output})
+	exp, err := Build(summary.Case{Model: Fig12Model, System: "dash", Batch: 1, Prompt: w.Prompt, Output: w.Output})
 	if err != nil {
 		return nil, err
 	}
@@ -191,7 +171,7 @@ func fig12Runs(su Fig12Setup, workers int, nominalOnly bool) (*Fig12Result, erro
 	per := len(unique) + 1
 	for ri, rd := range readings {
 		run := points[ri*per : (ri+1)*per]
-		block := make([]Point, len(cs))
+		block := make([]summary.Point, len(cs))
 		for i := range cs {
 			block[i] = run[idx[i]]
 		}
@@ -200,7 +180,7 @@ func fig12Runs(su Fig12Setup, workers int, nominalOnly bool) (*Fig12Result, erro
 			return nil, fmt.Errorf("relay-only 4K/1M: %w", p.Err)
 		}
 		res.RelayOnly[rd] = block[len(cs)].Result
-		ref := map[Fig12Param]sim.Result{}
+		ref := map[summary.Fig12Param]sim.Result{}
 		var zeroProg sim.Result
 		for i, c := range cs {
 			if block[i].Err != nil {
@@ -209,22 +189,22 @@ func fig12Runs(su Fig12Setup, workers int, nominalOnly bool) (*Fig12Result, erro
 			if c.value == fig12Reference[c.param] {
 				ref[c.param] = block[i].Result
 			}
-			if c.param == Fig12TProg && c.value == 0 {
+			if c.param == summary.Fig12TProg && c.value == 0 {
 				zeroProg = block[i].Result
 			}
 		}
-		res.Nominal[rd] = ref[Fig12TRead]
+		res.Nominal[rd] = ref[summary.Fig12TRead]
 		if nominalOnly {
 			continue
 		}
 		for i, c := range cs {
-			if c.param == Fig12TProg && c.value == 0 {
+			if c.param == summary.Fig12TProg && c.value == 0 {
 				continue
 			}
 			r := block[i].Result
-			pt := Fig12Point{Param: c.param, Value: c.value, Label: c.label, Reading: rd, Result: r,
+			pt := summary.Fig12Point{Param: c.param, Value: c.value, Label: c.label, Reading: rd, Result: r,
 				Normalized: r.E2E.Seconds() / ref[c.param].E2E.Seconds()}
-			if c.param == Fig12TProg {
+			if c.param == summary.Fig12TProg {
 				pt.ProgramBusy = r.Flash.ProgramBusy
 				pt.Stall = max(0, r.E2E-zeroProg.E2E)
 			}
@@ -240,7 +220,7 @@ func fig12Runs(su Fig12Setup, workers int, nominalOnly bool) (*Fig12Result, erro
 // fig12Rows judges the study's numbers under the paper reading (none when it did not
 // run under it): the KV split of the nominal run, the exposed write stalls and the
 // 4K/1M comparison with RelayOnly; what-ifs when the study is not the paper's.
-func fig12Rows(res *Fig12Result) []summary.Row {
+func fig12Rows(res *summary.Fig12Result) []summary.Row {
 	nom, ok := res.Nominal[dash.ReadingPaper]
 	if !ok {
 		return nil
@@ -254,7 +234,7 @@ func fig12Rows(res *Fig12Result) []summary.Row {
 	add("fig12.kv_hbm_gb", nom.KV.HBM().GB())
 	add("fig12.kv_hbf_gb", nom.KV.HBF().GB())
 	add("fig9b.llama4_4k_1m.kv_cache_gb", nom.KV.Total().GB())
-	for _, p := range res.Sweep(Fig12TProg, dash.ReadingPaper) {
+	for _, p := range res.Sweep(summary.Fig12TProg, dash.ReadingPaper) {
 		if id := fig12StallIDs[p.Value]; id != "" {
 			add(id, p.Stall.Seconds())
 		}
@@ -270,7 +250,7 @@ func fig12Rows(res *Fig12Result) []summary.Row {
 // (sim.KVTrajectory at points samples) and judges the trajectory's last point against
 // the paper's split at 1M tokens: what-ifs for a run that is not the paper's Fig. 12
 // run (Fig12Changes).
-func KVStudy(c Case, points int) (summary.KVSplit, error) {
+func KVStudy(c summary.Case, points int) (summary.KVSplit, error) {
 	exp, err := Build(c)
 	if err != nil {
 		return summary.KVSplit{}, err
@@ -303,8 +283,8 @@ func init() {
 // runLlama4LongDecode sets Fig. 9(b)'s 4K/1M speedup of DASH over
 // RelayOnly, from the Fig. 12 study's nominal runs when it ran, else from
 // its own four runs (two systems, two readings).
-func runLlama4LongDecode(opts Options, art *Artifacts) (Values, error) {
-	var v Values
+func runLlama4LongDecode(opts Options, art *Artifacts) (values, error) {
+	var v values
 	res := art.Fig12
 	if res == nil {
 		su := DefaultFig12Setup()
@@ -320,7 +300,7 @@ func runLlama4LongDecode(opts Options, art *Artifacts) (Values, error) {
 		if nom.E2E == 0 || relay.E2E == 0 {
 			continue
 		}
-		d := fmt.Sprintf("%v reading, decode sampled 1 block in %d: DASH E2E %v, RelayOnly %v", rd, Fig12DecodeSample, nom.E2E, relay.E2E)
+		d := fmt.Sprintf("%v reading, decode sampled 1 block in %d: DASH E2E %v, RelayOnly %v", rd, summary.Fig12DecodeSample, nom.E2E, relay.E2E)
 		sfx := ReadingSuffix(rd)
 		v.Set("fig9b.llama4_4k_1m.throughput_speedup.vs_relay_only"+sfx, nom.DecodeThroughput/relay.DecodeThroughput, d)
 		v.Set("fig9b.llama4_4k_1m.e2e_reduction_pct.vs_relay_only"+sfx, summary.ReductionPct(nom.E2E.Seconds(), relay.E2E.Seconds()), d)
@@ -328,8 +308,8 @@ func runLlama4LongDecode(opts Options, art *Artifacts) (Values, error) {
 	return v, nil
 }
 
-func runFig12(opts Options, art *Artifacts) (Values, error) {
-	var v Values
+func runFig12(opts Options, art *Artifacts) (values, error) {
+	var v values
 	su := DefaultFig12Setup()
 	su.Progress = opts.simProgress("fig12")
 	res, err := Fig12Study(su, opts.Workers)
@@ -344,7 +324,7 @@ func runFig12(opts Options, art *Artifacts) (Values, error) {
 			rd, kv.BudgetHBM, kv.WritebackWaves, kv.FirstWritebackStep)
 		v.Set("fig12.kv_hbm_gb"+sfx, kv.HBM().GB(), how)
 		v.Set("fig12.kv_hbf_gb"+sfx, kv.HBF().GB(), how+fmt.Sprintf("; prompt KV %v + written-back decode KV %v", kv.PrefillHBF, kv.DecodeHBF))
-		for _, p := range res.Sweep(Fig12TProg, rd) {
+		for _, p := range res.Sweep(summary.Fig12TProg, rd) {
 			if id := fig12StallIDs[p.Value]; id != "" {
 				v.Set(id+sfx, p.Stall.Seconds(), fmt.Sprintf("%v reading, t_PROG %s: program busy %v over the stacks, E2E %v against %v with programs taking no time",
 					rd, p.Label, p.ProgramBusy, p.Result.E2E, p.Result.E2E-p.Stall))

@@ -5,6 +5,7 @@ import (
 
 	"github.com/dashlab/dashlab/dash"
 	"github.com/dashlab/dashlab/dash/unit"
+	"github.com/dashlab/dashlab/summary"
 )
 
 // A small study has every sweep, normalized to its reference point, and
@@ -40,10 +41,10 @@ func TestFig12StudySmall(t *testing.T) {
 			}
 			// Physical reading: a bigger page delivers more per t_R (faster);
 			// a longer t_R or a slower link is slower.
-			if x.Value != ref && (p == Fig12PageSize && !(x.Normalized < 1) || (p == Fig12TRead || p == Fig12Link) && !(x.Normalized > 1)) {
+			if x.Value != ref && (p == summary.Fig12PageSize && !(x.Normalized < 1) || (p == summary.Fig12TRead || p == summary.Fig12Link) && !(x.Normalized > 1)) {
 				t.Errorf("%s = %s: normalized E2E %v, against the trend", p, x.Label, x.Normalized)
 			}
-			if p == Fig12TProg && x.Stall < 0 {
+			if p == summary.Fig12TProg && x.Stall < 0 {
 				t.Errorf("negative stall %v", x.Stall)
 			}
 		}

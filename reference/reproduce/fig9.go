@@ -33,20 +33,13 @@ type Fig9bWorkload struct {
 	Prompt, Output int
 }
 
-// Fig9bWorkloads are the sequence-length cases of Fig. 9(b) (K = 1024).
-var Fig9bWorkloads = []Fig9bWorkload{
+// fig9bWorkloads are the sequence-length cases of Fig. 9(b) (K = 1024).
+var fig9bWorkloads = []Fig9bWorkload{
 	{"512/16", 512, 16}, {"4K/16", 4096, 16}, {"512/20K", 512, 20480}, {"20K/20K", 20480, 20480},
 }
 
-// Fig9Baselines are the single-path systems DASH is paired with, in the paper's order.
-var Fig9Baselines = []string{"relay-only", "direct-only"}
-
-// Fig9Result holds the sweeps behind Fig. 9 under one reading of t_R, with their
-// summaries.
-type Fig9Result struct {
-	A summary.Fig9 // 1K/128, B in {1,4,16,64}, with §I's B = 4 comparison
-	B summary.Fig9 // B = 1, the Fig9bWorkloads
-}
+// fig9Baselines are the single-path systems DASH is paired with, in the paper's order.
+var fig9Baselines = []string{"relay-only", "direct-only"}
 
 func init() {
 	register(group{name: "fig9a", prefixes: []string{"fig9a.", "intro.b4."}, run: runFig9a})
@@ -59,17 +52,17 @@ func init() {
 // and §V-C make lookahead part of DASH; routers with an expert bias keep
 // conventional selection); the single-path baselines select conventionally,
 // as in the paper.
-func Fig9Case(model, system string, batch, prompt, output int, r dash.Reading) Case {
-	c := Case{Model: model, System: system, Batch: batch, Prompt: prompt, Output: output, Reading: r}
-	if IsDASH(system) {
+func Fig9Case(model, system string, batch, prompt, output int, r dash.Reading) summary.Case {
+	c := summary.Case{Model: model, System: system, Batch: batch, Prompt: prompt, Output: output, Reading: r}
+	if isDASH(system) {
 		c.Modify = func(b dash.ExperimentBuilder) dash.ExperimentBuilder { return b.Lookahead(true) }
 	}
 	return c
 }
 
-// IsDASH reports whether a named system is a DASH architecture (both the
+// isDASH reports whether a named system is a DASH architecture (both the
 // direct and the relay path), as opposed to a single-path baseline.
-func IsDASH(system string) bool {
+func isDASH(system string) bool {
 	s, err := reference.System(system)
 	return err == nil && s.Topology.Direct() && s.Topology.Relay()
 }
@@ -86,8 +79,8 @@ func ReadingSuffix(r dash.Reading) string {
 
 // fig9aSpecs are the cases of the Fig. 9(a) sweep under a reading of t_R: every
 // Fig. 9 model at every Fig9aBatches batch, 1K/128, on every Fig9Systems system.
-func fig9aSpecs(r dash.Reading) []Case {
-	var cases []Case
+func fig9aSpecs(r dash.Reading) []summary.Case {
+	var cases []summary.Case
 	for _, m := range reference.Fig9ModelIDs {
 		for _, b := range Fig9aBatches {
 			for _, s := range Fig9Systems {
@@ -98,13 +91,15 @@ func fig9aSpecs(r dash.Reading) []Case {
 	return cases
 }
 
-func runFig9a(opts Options, art *Artifacts) (Values, error) {
-	var v Values
+func runFig9a(opts Options, art *Artifacts) (values, error) {
+	var v values
 	for _, r := range dash.Readings() {
 		points := Sweep(fig9aSpecs(r), opts.Workers)
 		sum := SummariseFig9(points)
-		art.fig9(r).A = sum
-		if err := SweepErr(points); err != nil {
+		f := art.Fig9[r]
+		f.A = sum
+		setReading(&art.Fig9, r, f)
+		if err := summary.SweepErr(points); err != nil {
 			return v, fmt.Errorf("%v reading: %w", r, err)
 		}
 		sfx := ReadingSuffix(r)
@@ -129,7 +124,7 @@ func runFig9a(opts Options, art *Artifacts) (Values, error) {
 // Its WhatIf lists how the sweep differs from the paper's Fig. 9(a) or 9(b): every
 // point's changed parts and switches (summary.Point.WhatIf), then the models, batch
 // sizes and lengths.
-func SummariseFig9(points []Point) summary.Fig9 {
+func SummariseFig9(points []summary.Point) summary.Fig9 {
 	out := summary.Fig9{Points: points}
 	for _, p := range points {
 		out.WhatIf = out.WhatIf.Add(p.WhatIf...)
@@ -142,13 +137,13 @@ func SummariseFig9(points []Point) summary.Fig9 {
 	if !has["dash"] {
 		return out
 	}
-	for _, base := range Fig9Baselines {
+	for _, base := range fig9Baselines {
 		if has[base] {
-			out.Paired = append(out.Paired, pair(points, base, func(Case) bool { return true }))
+			out.Paired = append(out.Paired, pair(points, base, func(summary.Case) bool { return true }))
 		}
 	}
 	if has["relay-only"] {
-		b4 := pair(points, "relay-only", func(c Case) bool { return c.Batch == 4 })
+		b4 := pair(points, "relay-only", func(c summary.Case) bool { return c.Batch == 4 })
 		if len(b4.Cases)+len(b4.Missing) > 0 {
 			out.B4 = &b4
 		}
@@ -159,7 +154,7 @@ func SummariseFig9(points []Point) summary.Fig9 {
 
 // fig9Panel is the Fig. 9 panel a sweep is read as: "fig9b" for B = 1 over several
 // lengths, "fig9a" otherwise (as fig9Design reads it).
-func fig9Panel(points []Point) string {
+func fig9Panel(points []summary.Point) string {
 	batches, lengths := map[int]bool{}, map[[2]int]bool{}
 	for _, p := range points {
 		batches[p.Batch], lengths[[2]int{p.Prompt, p.Output}] = true, true
@@ -193,35 +188,35 @@ func fig9Rows(sum summary.Fig9, panel string) []summary.Row {
 
 // pair compares every DASH point that keep accepts with the baseline's point of the same
 // model and workload.
-func pair(points []Point, base string, keep func(Case) bool) summary.Paired {
+func pair(points []summary.Point, base string, keep func(summary.Case) bool) summary.Paired {
 	out := summary.Paired{Baseline: base}
 	var tput, e2e []float64
 	for _, d := range points {
 		if d.System != "dash" || !keep(d.Case) {
 			continue
 		}
-		x, okX := Find(points, d.Model, base, d.Batch, d.Prompt, d.Output)
+		x, okX := summary.Find(points, d.Model, base, d.Batch, d.Prompt, d.Output)
 		if !d.OK() || !okX {
 			out.Missing = append(out.Missing, d.Case)
 			continue
 		}
-		t, e := PairedRatio(d, x)
+		t, e := summary.PairedRatio(d, x)
 		out.Cases = append(out.Cases, summary.PairedCase{Case: d.Case, Throughput: t, E2E: e})
 		tput, e2e = append(tput, t), append(e2e, e)
 	}
-	out.ThroughputSpeedupGeomean = Geomean(tput)
-	out.E2EReductionPct = 100 * (1 - Geomean(e2e))
+	out.ThroughputSpeedupGeomean = summary.Geomean(tput)
+	out.E2EReductionPct = 100 * (1 - summary.Geomean(e2e))
 	return out
 }
 
 // fig9bSpecs are the cases of the Fig. 9(b) sweep under a reading of t_R: every Fig. 9
 // model at B = 1 with each Fig9bWorkloads workload within its context window, on every
 // Fig9Systems system.
-func fig9bSpecs(r dash.Reading) []Case {
-	var specs []Case
+func fig9bSpecs(r dash.Reading) []summary.Case {
+	var specs []summary.Case
 	for _, m := range reference.Fig9ModelIDs {
 		model := reference.MustModel(m)
-		for _, w := range Fig9bWorkloads {
+		for _, w := range fig9bWorkloads {
 			if model.MaxContext > 0 && w.Prompt+w.Output > model.MaxContext {
 				continue // the paper includes only workloads within the context window
 			}
@@ -233,13 +228,15 @@ func fig9bSpecs(r dash.Reading) []Case {
 	return specs
 }
 
-func runFig9b(opts Options, art *Artifacts) (Values, error) {
-	var v Values
+func runFig9b(opts Options, art *Artifacts) (values, error) {
+	var v values
 	for _, r := range dash.Readings() {
 		points := Sweep(fig9bSpecs(r), opts.Workers)
 		sum := SummariseFig9(points)
-		art.fig9(r).B = sum
-		if err := SweepErr(points); err != nil {
+		f := art.Fig9[r]
+		f.B = sum
+		setReading(&art.Fig9, r, f)
+		if err := summary.SweepErr(points); err != nil {
 			return v, fmt.Errorf("%v reading: %w", r, err)
 		}
 		if err := setPairedGeomeans(&v, "fig9b", ReadingSuffix(r), sum,
@@ -253,22 +250,22 @@ func runFig9b(opts Options, art *Artifacts) (Values, error) {
 	if err != nil {
 		return v, err
 	}
-	tokens := Llama4LongDecode.Prompt + Llama4LongDecode.Output
+	tokens := llama4LongDecode.Prompt + llama4LongDecode.Output
 	kv := f.KVBytesPerTokenPerLayer * unit.Bytes(m.NumLayers) * unit.Bytes(tokens)
 	v.Set("fig9b.llama4_4k_1m.kv_cache_gb", kv.GB(),
 		fmt.Sprintf("%d tokens x %d layers x %v KV per token per layer", tokens, m.NumLayers, f.KVBytesPerTokenPerLayer))
 	return v, nil
 }
 
-// Llama4LongDecode is Fig. 9(b)'s KV-overflow workload 4K/1M (K = 1024 for
+// llama4LongDecode is Fig. 9(b)'s KV-overflow workload 4K/1M (K = 1024 for
 // the prompt, M = 10^6 for the decode: the lengths that give the paper's
 // 197.413 GB KV cache).
-var Llama4LongDecode = Fig9bWorkload{Label: "4K/1M", Prompt: 4096, Output: 1_000_000}
+var llama4LongDecode = Fig9bWorkload{Label: "4K/1M", Prompt: 4096, Output: 1_000_000}
 
 // setPairedGeomeans sets the prefix's throughput-speedup and E2E-reduction geomeans of
 // DASH over each baseline, from the sweep's summary, with the reading's id suffix.
-func setPairedGeomeans(v *Values, prefix, readingSuffix string, sum summary.Fig9, what string) error {
-	for _, base := range Fig9Baselines {
+func setPairedGeomeans(v *values, prefix, readingSuffix string, sum summary.Fig9, what string) error {
+	for _, base := range fig9Baselines {
 		p, ok := sum.Against(base)
 		if !ok || len(p.Missing) > 0 {
 			return fmt.Errorf("%s: missing dash or %s results for %d cases", prefix, base, len(p.Missing))

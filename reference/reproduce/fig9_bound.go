@@ -9,9 +9,9 @@ import (
 	"github.com/dashlab/dashlab/summary"
 )
 
-// ComputeFig9Bound computes the bound argument that opens Fig. 9 (see
+// computeFig9Bound computes the bound argument that opens Fig. 9 (see
 // summary.Fig9Bound) for the paper's systems under r.
-func ComputeFig9Bound(r dash.Reading) (summary.Fig9Bound, error) { return ComputeFig9BoundOf(r, nil) }
+func computeFig9Bound(r dash.Reading) (summary.Fig9Bound, error) { return ComputeFig9BoundOf(r, nil) }
 
 // ComputeFig9BoundOf computes the bound argument for the systems a builder
 // change makes of the paper's (a notebook's knobs: the same change its sweep

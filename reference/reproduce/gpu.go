@@ -18,14 +18,14 @@ func init() {
 // (§VI-A): relative errors of predictions at measured points, here by
 // leave-one-out over the shipped GEMM measurements of the H200 profile. With
 // opts.Figures it adds the held-out studies the report's figure draws.
-func runGPU(opts Options, art *Artifacts) (Values, error) {
+func runGPU(opts Options, art *Artifacts) (values, error) {
 	p, err := reference.LoadProfile(reference.DefaultProfile)
 	if err != nil {
-		return Values{}, err
+		return values{}, err
 	}
 	stats, err := p.LeaveOneOut()
 	if err != nil {
-		return Values{}, err
+		return values{}, err
 	}
 	v := gpuValues(stats)
 	art.GPU = summary.GPUValidation{Profile: p, LeaveOneOut: stats, Rows: judgeAll(v, nil)}
@@ -44,8 +44,8 @@ func runGPU(opts Options, art *Artifacts) (Values, error) {
 }
 
 // gpuValues are the gpu.timing_model ids from the leave-one-out statistics.
-func gpuValues(stats []gpu.ErrorStats) Values {
-	var v Values
+func gpuValues(stats []gpu.ErrorStats) values {
+	var v values
 	for _, s := range stats {
 		if s.Kind != "gemm" {
 			continue

@@ -57,7 +57,7 @@ func judge(id string, r dash.Reading, simulated float64, w summary.WhatIf) (summ
 
 // judgeAll judges values (ids with a reading's suffix, as a group computes them), in id
 // order; ids paper.yaml lacks are left out.
-func judgeAll(v Values, w summary.WhatIf) []summary.Row {
+func judgeAll(v values, w summary.WhatIf) []summary.Row {
 	ids := make([]string, 0, len(v.v))
 	for id := range v.v {
 		ids = append(ids, id)

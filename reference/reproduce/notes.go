@@ -13,14 +13,14 @@ import (
 
 // ArrayBoundNote says, from the paper's parts and one engine run, what bounds
 // the simulated Fig. 9 speedups (ArrayBoundNoteOf with no change).
-func ArrayBoundNote() (string, error) { return ArrayBoundNoteOf(nil) }
+func ArrayBoundNote() (string, error) { return arrayBoundNoteOf(nil) }
 
-// ArrayBoundNoteOf says, from the parts a builder change makes of the paper's
+// arrayBoundNoteOf says, from the parts a builder change makes of the paper's
 // (a notebook's knobs; nil for the paper's) and one engine run on them, what
 // bounds the simulated Fig. 9 speedups under each reading of t_R (BoundNote),
 // and which share of a decode step no memory path shortens. Every number in it
 // is computed from the system simulated.
-func ArrayBoundNoteOf(modify func(dash.ExperimentBuilder) dash.ExperimentBuilder) (string, error) {
+func arrayBoundNoteOf(modify func(dash.ExperimentBuilder) dash.ExperimentBuilder) (string, error) {
 	phys, err := ComputeFig9BoundOf(dash.ReadingPhysical, modify)
 	if err != nil {
 		return "", err
@@ -43,7 +43,7 @@ func ArrayBoundNoteOf(modify func(dash.ExperimentBuilder) dash.ExperimentBuilder
 	}
 	return BoundNote(phys, pap) + fmt.Sprintf(" Under both, a fixed share of every decode step does not shrink: in a DASH decode step of Qwen3-235B-A22B at B = 4 (paper reading), %.0f%% of the GPU time is operator compute "+
 		"and fixed overhead (launch, pipeline fill and tail, measured on the profiled GPU), and prefill is compute-bound and alike in every system. "+
-		"execution.launch_only_overhead bounds the overhead's effect from below (notebook 05).", 100*FixedShare(res)), nil
+		"execution.launch_only_overhead bounds the overhead's effect from below (notebook 05).", 100*fixedShare(res)), nil
 }
 
 // BoundNote says, from the bounds of the parts under the physical and the paper

@@ -25,7 +25,7 @@ func BenchmarkFig10Study(b *testing.B) {
 // BenchmarkEndurance is the Table III-workload run and the lifetime grid.
 func BenchmarkEndurance(b *testing.B) {
 	for b.Loop() {
-		if _, err := DefaultEndurance(); err != nil {
+		if _, err := defaultEndurance(); err != nil {
 			b.Fatal(err)
 		}
 	}

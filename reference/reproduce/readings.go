@@ -8,54 +8,78 @@ import (
 	"github.com/dashlab/dashlab/summary"
 )
 
-// ReadingValues collects, from a report's rows, every id computed under
-// both readings of t_R whose id starts with one of prefixes, in row order.
-func ReadingValues(rows []Row, prefixes ...string) []summary.ReadingValue {
+// ReadingValues collects, from a report's rows, every id computed under more than one
+// reading of t_R whose id starts with one of prefixes, in row order: the paper
+// reading's row (Reading "paper") and the rows of the same id with another reading's
+// suffix.
+func ReadingValues(rows []summary.Row, prefixes ...string) []summary.ReadingValue {
+	byID := map[string]summary.Row{}
+	for _, r := range rows {
+		byID[r.ID] = r
+	}
 	var out []summary.ReadingValue
-	for i, r := range rows {
-		if r.Reading != "paper" || r.Simulated == nil || i+1 >= len(rows) {
+	for _, r := range rows {
+		if r.Reading != dash.ReadingPaper.String() || r.Simulated == nil || !hasAnyPrefix(r.ID, prefixes) {
 			continue
 		}
-		p := rows[i+1]
-		if p.ID != r.ID+PhysicalSuffix || p.Simulated == nil {
-			continue
+		v := summary.ReadingValue{ID: r.ID, Unit: r.Unit, Paper: r.Paper, Pass: r.Pass != nil && *r.Pass,
+			Values: map[dash.Reading]float64{dash.ReadingPaper: *r.Simulated}}
+		for _, rd := range dash.Readings() {
+			if o, ok := byID[r.ID+ReadingSuffix(rd)]; ok && rd != dash.ReadingPaper && o.Simulated != nil {
+				v.Values[rd] = *o.Simulated
+			}
 		}
-		keep := len(prefixes) == 0
-		for _, pre := range prefixes {
-			keep = keep || strings.HasPrefix(r.ID, pre)
-		}
-		if keep {
-			out = append(out, summary.ReadingValue{ID: r.ID, Unit: r.Unit, Paper: r.Paper,
-				PaperReading: *r.Simulated, Physical: *p.Simulated, Pass: r.Pass != nil && *r.Pass})
+		if len(v.Values) > 1 {
+			out = append(out, v)
 		}
 	}
 	return out
 }
 
-// Fig9ReadingValues are the geomean ids of a Fig. 9 part (prefix "fig9a"
-// or "fig9b") from its summaries under the paper and the physical reading,
-// with the paper's values.
-func Fig9ReadingValues(prefix string, paper, physical summary.Fig9) []summary.ReadingValue {
+func hasAnyPrefix(id string, prefixes []string) bool {
+	for _, p := range prefixes {
+		if strings.HasPrefix(id, p) {
+			return true
+		}
+	}
+	return len(prefixes) == 0
+}
+
+// Fig9ReadingValues are the geomean ids of a Fig. 9 part (prefix "fig9a" or "fig9b")
+// from its summaries by reading of t_R (the paper reading's among them), with the
+// paper's values and the paper reading's verdict.
+func Fig9ReadingValues(prefix string, sums map[dash.Reading]summary.Fig9) []summary.ReadingValue {
+	paper, ok := sums[dash.ReadingPaper]
+	if !ok {
+		return nil
+	}
 	var out []summary.ReadingValue
 	for _, metric := range []string{"throughput_speedup_geomean", "e2e_reduction_pct"} {
-		for _, base := range Fig9Baselines {
+		for _, base := range fig9Baselines {
 			id := prefix + "." + metric + ".vs_" + strings.ReplaceAll(base, "-", "_")
 			e, err := reference.PaperValue(id)
 			if err != nil {
 				continue
 			}
-			a, okA := paper.Against(base)
-			b, okB := physical.Against(base)
-			if !okA || !okB {
+			v := summary.ReadingValue{ID: id, Unit: e.Unit, Paper: e.Value, Values: map[dash.Reading]float64{}}
+			for _, rd := range dash.Readings() {
+				s, ok := sums[rd]
+				if !ok {
+					continue
+				}
+				p, ok := s.Against(base)
+				if !ok {
+					continue
+				}
+				v.Values[rd] = p.ThroughputSpeedupGeomean
+				if metric == "e2e_reduction_pct" {
+					v.Values[rd] = p.E2EReductionPct
+				}
+			}
+			if _, ok := paper.Against(base); !ok || len(v.Values) < 2 {
 				continue
 			}
-			v := summary.ReadingValue{ID: id, Unit: e.Unit, Paper: e.Value}
-			if metric == "e2e_reduction_pct" {
-				v.PaperReading, v.Physical = a.E2EReductionPct, b.E2EReductionPct
-			} else {
-				v.PaperReading, v.Physical = a.ThroughputSpeedupGeomean, b.ThroughputSpeedupGeomean
-			}
-			v.Pass = e.Passes(v.PaperReading)
+			v.Pass = e.Passes(v.Values[dash.ReadingPaper])
 			out = append(out, v)
 		}
 	}
@@ -67,8 +91,8 @@ func Fig9ReadingValues(prefix string, paper, physical summary.Fig9) []summary.Re
 // the paper does) on every system, each case as Fig9Case makes it (DASH
 // with lookahead where the router allows) with modify applied first.
 func Fig9Grid(r dash.Reading, models, systems []string, batches []int, lengths []Fig9bWorkload,
-	modify func(dash.ExperimentBuilder) dash.ExperimentBuilder) []Case {
-	var out []Case
+	modify func(dash.ExperimentBuilder) dash.ExperimentBuilder) []summary.Case {
+	var out []summary.Case
 	for _, m := range models {
 		spec, err := reference.Model(m)
 		for _, w := range lengths {

@@ -9,12 +9,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/dashlab/dashlab/dash"
 	"github.com/dashlab/dashlab/reference"
 	"github.com/dashlab/dashlab/summary"
 )
-
-// Row compares one paper number with the engine (summary.Row).
-type Row = summary.Row
 
 // Options selects what to reproduce.
 type Options struct {
@@ -81,7 +79,7 @@ func owner(id string) string {
 // Report is the outcome of a reproduction run.
 type Report struct {
 	// Rows has one row per paper id matching the prefix, in paper.yaml order.
-	Rows []Row
+	Rows []summary.Row
 	// Artifacts holds the engine results behind the figures, by group name,
 	// for charts and the HTML report.
 	Artifacts Artifacts
@@ -89,14 +87,14 @@ type Report struct {
 	Elapsed map[string]time.Duration
 }
 
-// Values are the simulated numbers of a group, with optional details.
-type Values struct {
+// values are the simulated numbers of a group, with optional details.
+type values struct {
 	v      map[string]float64
 	detail map[string]string
 }
 
 // Set records a simulated value.
-func (v *Values) Set(id string, x float64, detail string) {
+func (v *values) Set(id string, x float64, detail string) {
 	if v.v == nil {
 		v.v, v.detail = map[string]float64{}, map[string]string{}
 	}
@@ -110,7 +108,7 @@ func (v *Values) Set(id string, x float64, detail string) {
 type group struct {
 	name     string
 	prefixes []string
-	run      func(opts Options, art *Artifacts) (Values, error)
+	run      func(opts Options, art *Artifacts) (values, error)
 }
 
 var groups []group
@@ -147,7 +145,7 @@ func Run(opts Options) (Report, error) {
 		}
 	}
 	rep := Report{Elapsed: map[string]time.Duration{}}
-	all := Values{}
+	all := values{}
 	var errs []error
 	var run []group
 	for _, g := range groups {
@@ -189,26 +187,32 @@ func Run(opts Options) (Report, error) {
 			setSimulated(&r, e, x)
 			r.Detail = all.detail[e.ID]
 		}
-		phys, hasPhys := all.v[e.ID+PhysicalSuffix]
-		if hasPhys {
-			r.Reading = "paper"
+		// the same id under the other readings of t_R, reported beside it (not checked)
+		var others []summary.Row
+		for _, rd := range dash.Readings() {
+			id := e.ID + ReadingSuffix(rd)
+			x, ok := all.v[id]
+			if rd == dash.ReadingPaper || !ok {
+				continue
+			}
+			o := r
+			setSimulated(&o, e, x)
+			o.ID, o.Pass, o.Reading, o.Detail = id, nil, rd.String(), all.detail[id]
+			others = append(others, o)
 		}
-		rep.Rows = append(rep.Rows, r)
-		if hasPhys {
-			p := r
-			dev := phys - e.Value
-			p.ID, p.Simulated, p.Deviation, p.Pass = e.ID+PhysicalSuffix, &phys, &dev, nil
-			p.Reading, p.Detail = "physical", all.detail[e.ID+PhysicalSuffix]
-			rep.Rows = append(rep.Rows, p)
+		if len(others) > 0 {
+			r.Reading = dash.ReadingPaper.String()
 		}
+		rep.Rows = append(append(rep.Rows, r), others...)
 	}
 	if len(rep.Rows) == 0 && len(errs) == 0 {
 		errs = append(errs, fmt.Errorf("no paper id starts with %q", opts.Only))
 	}
 	// Values a group computes that paper.yaml lacks are a programming error.
+	known := func(id string) bool { _, err := reference.PaperValue(id); return err == nil }
 	var extra []string
 	for id := range all.v {
-		if _, err := reference.PaperValue(strings.TrimSuffix(id, PhysicalSuffix)); err != nil {
+		if base, _ := splitReading(id); !known(base) {
 			extra = append(extra, id)
 		}
 	}
@@ -219,10 +223,6 @@ func Run(opts Options) (Report, error) {
 	return rep, errors.Join(errs...)
 }
 
-// PhysicalSuffix ends the id of a value computed under the physical
-// reading of t_R, reported beside the checked value of the same id.
-const PhysicalSuffix = ".physical"
-
 // Summary counts simulated (checked), passing and not-yet-simulated rows; rows reported
 // beside a checked one (Reported) are in none of them.
 func (r Report) Summary() (simulated, passed, pending int) { return summary.Count(r.Rows) }
@@ -230,10 +230,3 @@ func (r Report) Summary() (simulated, passed, pending int) { return summary.Coun
 // Reported counts the rows reported beside a checked one and not checked themselves
 // (the physical reading's values).
 func (r Report) Reported() int { return summary.Reported(r.Rows) }
-
-// Geomean is the geometric mean of positive values (summary.Geomean).
-func Geomean(xs []float64) float64 { return summary.Geomean(xs) }
-
-// PairedRatio returns DASH's decode-throughput and E2E ratios over a baseline run of
-// the same work (summary.PairedRatio).
-func PairedRatio(dash, base Point) (throughput, e2e float64) { return summary.PairedRatio(dash, base) }

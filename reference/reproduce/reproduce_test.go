@@ -9,6 +9,7 @@ import (
 	"github.com/dashlab/dashlab/dash"
 	"github.com/dashlab/dashlab/dash/sim"
 	"github.com/dashlab/dashlab/dash/unit"
+	"github.com/dashlab/dashlab/summary"
 )
 
 func TestStaticGroupsPass(t *testing.T) {
@@ -73,10 +74,10 @@ func TestFig9(t *testing.T) {
 			t.Errorf("%s: the misfits of compact-dash are not reported: %q", r.ID, r.Detail)
 		}
 	}
-	if n := len(rep.Artifacts.Fig9.A.Points); n != 5*4*4 {
+	if n := len(rep.Artifacts.Fig9[dash.ReadingPaper].A.Points); n != 5*4*4 {
 		t.Errorf("%d points", n)
 	}
-	for _, p := range rep.Artifacts.Fig9.A.Points {
+	for _, p := range rep.Artifacts.Fig9[dash.ReadingPaper].A.Points {
 		if p.System == "compact-dash" && (p.Model == "llama4-maverick" || p.Model == "deepseek-v3") {
 			var ce *dash.CapacityError
 			if p.Fits() || !errors.As(p.Err, &ce) || ce.Need <= ce.Have || ce.Memory != dash.MemoryHBF {
@@ -89,11 +90,11 @@ func TestFig9(t *testing.T) {
 }
 
 func TestPairedAndGeomean(t *testing.T) {
-	mk := func(sys string, tput float64, e2e sim.Result) Point {
+	mk := func(sys string, tput float64, e2e sim.Result) summary.Point {
 		e2e.DecodeThroughput = tput
-		return Point{Case: Case{Model: "m", System: sys, Batch: 1, Prompt: 8, Output: 2}, Result: e2e}
+		return summary.Point{Case: summary.Case{Model: "m", System: sys, Batch: 1, Prompt: 8, Output: 2}, Result: e2e}
 	}
-	points := []Point{mk("dash", 300, sim.Result{E2E: 1e9}), mk("relay-only", 100, sim.Result{E2E: 2e9})}
+	points := []summary.Point{mk("dash", 300, sim.Result{E2E: 1e9}), mk("relay-only", 100, sim.Result{E2E: 2e9})}
 	sum := SummariseFig9(points)
 	p, ok := sum.Against("relay-only")
 	if !ok || len(p.Cases) != 1 || p.Cases[0].Throughput != 3 || p.Cases[0].E2E != 0.5 || math.Abs(p.ThroughputSpeedupGeomean-3) > 1e-12 || math.Abs(p.E2EReductionPct-50) > 1e-9 {
@@ -102,7 +103,7 @@ func TestPairedAndGeomean(t *testing.T) {
 	if _, ok := sum.Against("direct-only"); ok || sum.B4 != nil {
 		t.Errorf("a baseline without points is paired: %+v", sum)
 	}
-	if g := Geomean([]float64{2, 8}); math.Abs(g-4) > 1e-12 {
+	if g := summary.Geomean([]float64{2, 8}); math.Abs(g-4) > 1e-12 {
 		t.Errorf("geomean = %v", g)
 	}
 }
@@ -134,7 +135,7 @@ func TestTraceLookaheadLayer(t *testing.T) {
 }
 
 func TestFig9Bound(t *testing.T) {
-	phys, err := ComputeFig9Bound(dash.ReadingPhysical)
+	phys, err := computeFig9Bound(dash.ReadingPhysical)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -146,7 +147,7 @@ func TestFig9Bound(t *testing.T) {
 	if c := phys.Ceiling("direct-only"); math.Abs(c-1.7476) > 0.001 {
 		t.Errorf("physical ceiling vs DirectOnly %v, want 1.75", c)
 	}
-	paper, err := ComputeFig9Bound(dash.ReadingPaper)
+	paper, err := computeFig9Bound(dash.ReadingPaper)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -157,13 +158,13 @@ func TestFig9Bound(t *testing.T) {
 	if c := paper.Ceiling("relay-only"); c != 2 {
 		t.Errorf("paper ceiling vs RelayOnly %v, want 2", c)
 	}
-	if _, err := ComputeFig9Bound(dash.ReadingCustom); err == nil {
+	if _, err := computeFig9Bound(dash.ReadingCustom); err == nil {
 		t.Error("custom reading accepted")
 	}
 }
 
 func TestOverheadRow(t *testing.T) {
-	var rows []OverheadRow
+	var rows []summary.OverheadRow
 	for _, b := range []int{1, 64} {
 		d, err := Build(Fig9Case("qwen3-235b-a22b", "dash", b, 256, 6, dash.ReadingPaper))
 		if err != nil {
@@ -201,13 +202,13 @@ func TestOverheadRow(t *testing.T) {
 
 func TestReadingValuesAndGrid(t *testing.T) {
 	x, y, one := 1.7, 1.6, true
-	rows := []Row{
+	rows := []summary.Row{
 		{ID: "fig9a.throughput_speedup_geomean.vs_relay_only", Unit: "x", Paper: 1.9, Simulated: &x, Pass: &one, Reading: "paper"},
-		{ID: "fig9a.throughput_speedup_geomean.vs_relay_only" + PhysicalSuffix, Unit: "x", Paper: 1.9, Simulated: &y, Reading: "physical"},
+		{ID: "fig9a.throughput_speedup_geomean.vs_relay_only" + ReadingSuffix(dash.ReadingPhysical), Unit: "x", Paper: 1.9, Simulated: &y, Reading: "physical"},
 		{ID: "table2.qwen3", Unit: "GB", Simulated: &x, Pass: &one},
 	}
 	v := ReadingValues(rows, "fig9a.")
-	if len(v) != 1 || v[0].PaperReading != 1.7 || v[0].Physical != 1.6 || !v[0].Pass {
+	if len(v) != 1 || v[0].Values[dash.ReadingPaper] != 1.7 || v[0].Values[dash.ReadingPhysical] != 1.6 || !v[0].Pass {
 		t.Errorf("%+v", v)
 	}
 	if len(ReadingValues(rows, "fig11.")) != 0 {
@@ -228,7 +229,7 @@ func TestReadingValuesAndGrid(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if ex := exp.Execution(); ex.Lookahead != IsDASH(c.System) || !ex.LaunchOnlyOverhead || exp.System().HBF.ReadWavesInFlight != 0 {
+		if ex := exp.Execution(); ex.Lookahead != isDASH(c.System) || !ex.LaunchOnlyOverhead || exp.System().HBF.ReadWavesInFlight != 0 {
 			t.Errorf("%s: %+v, depth %d", c.System, ex, exp.System().HBF.ReadWavesInFlight)
 		}
 	}

@@ -17,11 +17,11 @@ import (
 // throughput, 5 Poisson traces each, 128 warm-up and 1,024 measured
 // requests; saturation in Mixed and Serial.
 
-// ServingModel and ServingSystems are the study's model and systems.
-const ServingModel = "qwen3-235b-a22b"
+// servingModel and ServingSystems are the study's model and systems.
+const servingModel = "qwen3-235b-a22b"
 
-// ServingSystems are DASH and the two single-route baselines.
-var ServingSystems = []string{"dash", "relay-only", "direct-only"}
+// servingSystems are DASH and the two single-route baselines.
+var servingSystems = []string{"dash", "relay-only", "direct-only"}
 
 // ServingExperiments builds the study's systems under a reading of t_R:
 // the catalogue model on each system with the paper's GPU, DASH with
@@ -31,8 +31,8 @@ var ServingSystems = []string{"dash", "relay-only", "direct-only"}
 // what-if).
 func ServingExperiments(sched serve.Scheduler, r dash.Reading, modify func(dash.ExperimentBuilder) dash.ExperimentBuilder) ([]dash.Experiment, error) {
 	var out []dash.Experiment
-	for _, sys := range ServingSystems {
-		b := reference.Experiment(ServingModel, sys).Batch(1).Prompt(sched.TokenBudget).Output(1).Reading(r).Lookahead(IsDASH(sys))
+	for _, sys := range servingSystems {
+		b := reference.Experiment(servingModel, sys).Batch(1).Prompt(sched.TokenBudget).Output(1).Reading(r).Lookahead(isDASH(sys))
 		if modify != nil {
 			b = modify(b)
 		}
@@ -45,9 +45,9 @@ func ServingExperiments(sched serve.Scheduler, r dash.Reading, modify func(dash.
 	return out, nil
 }
 
-// ServingStudy is the paper's Table III study under a reading (exact
+// servingStudy is the paper's Table III study under a reading (exact
 // passes unless approx is set).
-func ServingStudy(r dash.Reading, approx serve.Approx, workers int) (serve.Study, error) {
+func servingStudy(r dash.Reading, approx serve.Approx, workers int) (serve.Study, error) {
 	exps, err := ServingExperiments(serve.PaperScheduler(), r, nil)
 	if err != nil {
 		return serve.Study{}, err
@@ -55,13 +55,13 @@ func ServingStudy(r dash.Reading, approx serve.Approx, workers int) (serve.Study
 	return serve.NewStudy().System(exps...).Approx(approx).Workers(workers).Build()
 }
 
-// ServingApprox is the pass model of the reproduction under a reading: the
+// servingApprox is the pass model of the reproduction under a reading: the
 // checked values (paper reading) come from exact passes; the physical
 // reading, reported beside them, uses the approximate pass model (decode
 // contexts averaged and rounded to 128 tokens; its P90 error on a reduced
 // Table III is measured by serve's BenchmarkApproxError), which halves the
 // group's time.
-func ServingApprox(r dash.Reading) serve.Approx {
+func servingApprox(r dash.Reading) serve.Approx {
 	if r == dash.ReadingPaper {
 		return serve.Approx{}
 	}
@@ -72,10 +72,10 @@ func init() {
 	register(group{name: "serving", prefixes: []string{"table3.", "serving."}, run: runServing})
 }
 
-func runServing(opts Options, art *Artifacts) (Values, error) {
-	var v Values
+func runServing(opts Options, art *Artifacts) (values, error) {
+	var v values
 	for _, r := range dash.Readings() {
-		st, err := ServingStudy(r, ServingApprox(r), opts.Workers)
+		st, err := servingStudy(r, servingApprox(r), opts.Workers)
 		if err != nil {
 			return v, err
 		}
@@ -87,51 +87,47 @@ func runServing(opts Options, art *Artifacts) (Values, error) {
 		if err != nil {
 			return v, fmt.Errorf("%v reading: %w", r, err)
 		}
-		if r == dash.ReadingPaper {
-			art.Serving = res
-		} else {
-			art.ServingPhysical = res
-		}
+		setReading(&art.Serving, r, res)
 		sfx := ReadingSuffix(r)
 		how := fmt.Sprintf(" (%v reading, exact passes)", r)
-		if q := ServingApprox(r).KVQuantum; q > 0 {
+		if q := servingApprox(r).KVQuantum; q > 0 {
 			how = fmt.Sprintf(" (%v reading, approximate passes: decode contexts averaged and rounded to %d tokens)", r, q)
 		}
-		for id, x := range ServingValues(res) {
+		for id, x := range servingValues(res) {
 			v.Set(id+sfx, x.Value, x.Detail+how)
 		}
 	}
 	return v, nil
 }
 
-// ServingValue is one simulated serving id with how it was obtained.
-type ServingValue struct {
+// servingValue is one simulated serving id with how it was obtained.
+type servingValue struct {
 	// Value is the simulated number; Detail explains it.
 	Value  float64
 	Detail string
 }
 
-// ServingValues derives the table3.* and serving.* ids from a study.
+// servingValues derives the table3.* and serving.* ids from a study.
 // P90s are the mean over seeds of each trace's P90 (the spread is in the
 // detail); reductions compare those means.
-func ServingValues(res *serve.StudyResult) map[string]ServingValue {
-	out := map[string]ServingValue{}
+func servingValues(res *serve.StudyResult) map[string]servingValue {
+	out := map[string]servingValue{}
 	for _, a := range res.Aggregates {
 		if a.System != "dash" {
 			continue
 		}
 		load := fmt.Sprintf("table3.load%d.", int(a.Load*100+0.5))
-		out[load+"e2e_p90_s"] = ServingValue{a.E2Es.P90.Mean, spread("E2E P90", a.E2Es.P90, "s", a)}
-		out[load+"tpot_p90_ms"] = ServingValue{a.TPOTms.P90.Mean, spread("TPOT P90", a.TPOTms.P90, "ms", a)}
+		out[load+"e2e_p90_s"] = servingValue{a.E2Es.P90.Mean, spread("E2E P90", a.E2Es.P90, "s", a)}
+		out[load+"tpot_p90_ms"] = servingValue{a.TPOTms.P90.Mean, spread("TPOT P90", a.TPOTms.P90, "ms", a)}
 		for _, base := range []string{"relay-only", "direct-only"} {
 			b, ok := res.AggregateOf(base, a.Load)
 			if !ok {
 				continue
 			}
 			key := strings.ReplaceAll(base, "-", "_")
-			out[load+"e2e_reduction_pct.vs_"+key] = ServingValue{summary.ReductionPct(a.E2Es.P90.Mean, b.E2Es.P90.Mean),
+			out[load+"e2e_reduction_pct.vs_"+key] = servingValue{summary.ReductionPct(a.E2Es.P90.Mean, b.E2Es.P90.Mean),
 				fmt.Sprintf("E2E P90 %.3f s vs %s %.3f s (mean over %d seeds)", a.E2Es.P90.Mean, base, b.E2Es.P90.Mean, a.Seeds)}
-			out[load+"tpot_reduction_pct.vs_"+key] = ServingValue{summary.ReductionPct(a.TPOTms.P90.Mean, b.TPOTms.P90.Mean),
+			out[load+"tpot_reduction_pct.vs_"+key] = servingValue{summary.ReductionPct(a.TPOTms.P90.Mean, b.TPOTms.P90.Mean),
 				fmt.Sprintf("TPOT P90 %.1f ms vs %s %.1f ms (mean over %d seeds)", a.TPOTms.P90.Mean, base, b.TPOTms.P90.Mean, a.Seeds)}
 		}
 	}
@@ -144,12 +140,12 @@ func ServingValues(res *serve.StudyResult) map[string]ServingValue {
 		return 100 * (m.RPS/s.RPS - 1), fmt.Sprintf("%s backlogged: Mixed %.4f req/s, Serial %.4f req/s", sys, m.RPS, s.RPS), true
 	}
 	if g, d, ok := gain("dash"); ok {
-		out["serving.mixed_over_serial_peak_gain_pct.dash"] = ServingValue{g, d}
+		out["serving.mixed_over_serial_peak_gain_pct.dash"] = servingValue{g, d}
 	}
 	gr, dr, ok1 := gain("relay-only")
 	gd, dd, ok2 := gain("direct-only")
 	if ok1 && ok2 {
-		out["serving.mixed_over_serial_peak_gain_pct.baselines"] = ServingValue{(gr + gd) / 2,
+		out["serving.mixed_over_serial_peak_gain_pct.baselines"] = servingValue{(gr + gd) / 2,
 			fmt.Sprintf("mean of relay-only %.1f%% and direct-only %.1f%%; %s; %s", gr, gd, dr, dd)}
 	}
 	var gains []float64
@@ -171,8 +167,8 @@ func ServingValues(res *serve.StudyResult) map[string]ServingValue {
 			lo, hi = min(lo, g), max(hi, g)
 		}
 		detail := "DASH backlogged throughput over the baselines: " + strings.Join(parts, ", ")
-		out["serving.dash_peak_gain_pct.min"] = ServingValue{lo, detail}
-		out["serving.dash_peak_gain_pct.max"] = ServingValue{hi, detail}
+		out["serving.dash_peak_gain_pct.min"] = servingValue{lo, detail}
+		out["serving.dash_peak_gain_pct.max"] = servingValue{hi, detail}
 	}
 	return out
 }
@@ -181,8 +177,8 @@ func ServingValues(res *serve.StudyResult) map[string]ServingValue {
 // reading of t_R, in id order: checked under the paper reading, reported (id suffix
 // ReadingSuffix) under another.
 func ServingRows(res *serve.StudyResult, r dash.Reading) []summary.Row {
-	v := Values{}
-	for id, x := range ServingValues(res) {
+	v := values{}
+	for id, x := range servingValues(res) {
 		v.Set(id+ReadingSuffix(r), x.Value, x.Detail)
 	}
 	return judgeAll(v, nil)

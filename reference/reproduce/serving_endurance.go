@@ -3,44 +3,35 @@ package reproduce
 import (
 	"fmt"
 
+	"github.com/dashlab/dashlab/dash"
+	"github.com/dashlab/dashlab/summary"
+
 	"github.com/dashlab/dashlab/dash/endurance"
 	"github.com/dashlab/dashlab/dash/serve"
 	"github.com/dashlab/dashlab/dash/unit"
 )
 
-// ServingEndurance is the lifetime at the serving study's loads.
-type ServingEndurance struct {
-	// Measurement holds R_HBF (from the serving study), C_KV and A_W (from
-	// the full-load fixed-batch run's flash model).
-	Measurement endurance.Measurement
-	// Loads are the study's loads (fractions of the baseline's rate) and
-	// Utilizations DASH's u at each; Years[i][j] is the lifetime at
-	// Loads[i] and PECycles[j].
-	Loads, Utilizations, PECycles []float64
-	Years                         [][]float64
-}
-
-// EnduranceFromServing evaluates the lifetime at each load of a serving
+// enduranceFromServing evaluates the lifetime at each load of a serving
 // study: R_HBF is system's backlogged rate in the study's mode times the
 // prompt KV each request writes into HBF, u each load's mean offered rate
 // over that backlogged rate; C_KV and A_W come from fixed, the full-load
 // fixed-batch study of the same workload.
-func EnduranceFromServing(st *serve.StudyResult, system string, fixed EnduranceResult, pe []float64) (ServingEndurance, error) {
+func enduranceFromServing(st *serve.StudyResult, system string, fixed summary.EnduranceResult, pe []float64) (summary.ServingEndurance, error) {
 	sat, ok := st.SaturationOf(system, st.Mode)
 	if !ok {
-		return ServingEndurance{}, fmt.Errorf("serving study has no %s saturation in %v", system, st.Mode)
+		return summary.ServingEndurance{}, fmt.Errorf("serving study has no %s saturation in %v", system, st.Mode)
 	}
 	if fixed.Run.Batch < 1 {
-		return ServingEndurance{}, fmt.Errorf("the fixed-batch run has no requests")
+		return summary.ServingEndurance{}, fmt.Errorf("the fixed-batch run has no requests")
 	}
 	// The HBF KV bytes one request writes, as the full-load run measured them.
 	perRequest := endurance.WrittenBytes(fixed.Run) / unit.Bytes(fixed.Run.Batch)
 	m, err := endurance.FromServing(sat.RPS, perRequest, fixed.Measurement.KVCapacity, fixed.Measurement.WriteAmplification,
 		fixed.Measurement.WASource, fmt.Sprintf("serving study (%s, %v, B_max %d)", system, st.Mode, st.Scheduler.MaxBatch))
 	if err != nil {
-		return ServingEndurance{}, err
+		return summary.ServingEndurance{}, err
 	}
-	res := ServingEndurance{Measurement: m, PECycles: pe}
+	res := summary.ServingEndurance{Measurement: m, PECycles: pe}
 	offered := map[float64][]float64{}
 	var loads []float64
 	for _, p := range st.Points {
@@ -60,13 +51,13 @@ func EnduranceFromServing(st *serve.StudyResult, system string, fixed EnduranceR
 		mean /= float64(len(offered[l]))
 		u, err := endurance.Utilization(mean, sat.RPS)
 		if err != nil {
-			return ServingEndurance{}, fmt.Errorf("load %g: %w", l, err)
+			return summary.ServingEndurance{}, fmt.Errorf("load %g: %w", l, err)
 		}
 		var row []float64
 		for _, e := range pe {
 			y, err := m.Inputs(e, u).LifetimeYears()
 			if err != nil {
-				return ServingEndurance{}, err
+				return summary.ServingEndurance{}, err
 			}
 			row = append(row, y)
 		}
@@ -77,10 +68,11 @@ func EnduranceFromServing(st *serve.StudyResult, system string, fixed EnduranceR
 
 func init() {
 	derive(func(opts Options, art *Artifacts) error {
-		if art.Serving == nil || art.Endurance == nil {
+		st := art.Serving[dash.ReadingPaper]
+		if st == nil || art.Endurance == nil {
 			return nil
 		}
-		res, err := EnduranceFromServing(art.Serving, "dash", *art.Endurance, art.Endurance.PECycles)
+		res, err := enduranceFromServing(st, "dash", *art.Endurance, art.Endurance.PECycles)
 		if err != nil {
 			return fmt.Errorf("endurance from serving: %w", err)
 		}

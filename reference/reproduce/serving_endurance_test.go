@@ -8,7 +8,7 @@ import (
 )
 
 func TestEnduranceFromServing(t *testing.T) {
-	fixed, err := DefaultEndurance()
+	fixed, err := defaultEndurance()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -20,7 +20,7 @@ func TestEnduranceFromServing(t *testing.T) {
 			{System: "dash", Load: 0.9, Summary: serve.Summary{OfferedRPS: 0.30}},
 			{System: "relay-only", Load: 0.9, Summary: serve.Summary{OfferedRPS: 0.30}},
 		}}
-	res, err := EnduranceFromServing(st, "dash", fixed, []float64{3000, 100000})
+	res, err := enduranceFromServing(st, "dash", fixed, []float64{3000, 100000})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -31,7 +31,7 @@ func TestEnduranceFromServing(t *testing.T) {
 		t.Errorf("years %v: not shorter at higher load and longer with more cycles", res.Years)
 	}
 	st.Points = append(st.Points, serve.Point{System: "dash", Load: 1.2, Summary: serve.Summary{OfferedRPS: 0.5}})
-	if _, err := EnduranceFromServing(st, "dash", fixed, []float64{3000}); err == nil {
+	if _, err := enduranceFromServing(st, "dash", fixed, []float64{3000}); err == nil {
 		t.Error("a load above saturation was accepted")
 	}
 }

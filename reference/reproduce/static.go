@@ -19,8 +19,8 @@ func init() {
 	register(group{name: "cost", prefixes: []string{"cost."}, run: runCost})
 }
 
-func runCapacity(_ Options, art *Artifacts) (Values, error) {
-	var v Values
+func runCapacity(_ Options, art *Artifacts) (values, error) {
+	var v values
 	minShare, maxShare := math.Inf(1), math.Inf(-1)
 	minGB, maxGB := math.Inf(1), math.Inf(-1)
 	var minID, maxID, minGBID, maxGBID string
@@ -74,10 +74,10 @@ func mustInventory(m dash.ModelSpec) dash.Inventory {
 	return inv
 }
 
-func runInterconnect(_ Options, _ *Artifacts) (Values, error) {
+func runInterconnect(_ Options, _ *Artifacts) (values, error) {
 	s, err := reference.System("dash")
 	if err != nil {
-		return Values{}, err
+		return values{}, err
 	}
 	return partValues(s), nil
 }
@@ -94,8 +94,8 @@ func Parts(s dash.SystemSpec) (summary.Parts, error) {
 }
 
 // partValues are the §IV ids computed from a system's parts.
-func partValues(s dash.SystemSpec) Values {
-	var v Values
+func partValues(s dash.SystemSpec) values {
+	var v values
 	l := s.Link
 	v.Set("ucie.raw_tbps", l.Raw().TBps(), fmt.Sprintf("%d modules x %d lanes x %g GT/s / 8", l.Modules, l.LanesPerModule, l.GTPerSecond))
 	v.Set("ucie.usable_tbps", l.Usable.TBps(), "link.usable parameter")
@@ -113,8 +113,8 @@ func partValues(s dash.SystemSpec) Values {
 	return v
 }
 
-func runCost(_ Options, _ *Artifacts) (Values, error) {
-	var v Values
+func runCost(_ Options, _ *Artifacts) (values, error) {
+	var v values
 	s, err := reference.System("dash")
 	if err != nil {
 		return v, err

@@ -11,20 +11,14 @@ import (
 	"github.com/dashlab/dashlab/summary"
 )
 
-// Point is one simulation of a sweep (summary.Point): its case and its outcome.
-type Point = summary.Point
-
-// Case names one simulation of a sweep (summary.Case).
-type Case = summary.Case
-
 // Sweep runs the cases on workers goroutines (0: GOMAXPROCS), one simulation each, and
 // returns the points in the order of the cases. A case that does not fit its system,
 // or fails, has its reason in Point.Err (a *dash.CapacityError for the former).
-func Sweep(cases []Case, workers int) []Point { return sweepWith(cases, workers, nil) }
+func Sweep(cases []summary.Case, workers int) []summary.Point { return sweepWith(cases, workers, nil) }
 
 // sweepWith is Sweep that reports progress (done of total simulations) before the first
 // starts and as each ends, from one goroutine at a time; progress may be nil.
-func sweepWith(cases []Case, workers int, progress func(done, total int)) []Point {
+func sweepWith(cases []summary.Case, workers int, progress func(done, total int)) []summary.Point {
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
 	}
@@ -33,7 +27,7 @@ func sweepWith(cases []Case, workers int, progress func(done, total int)) []Poin
 	if progress != nil {
 		progress(0, len(cases))
 	}
-	out := make([]Point, len(cases))
+	out := make([]summary.Point, len(cases))
 	next := make(chan int)
 	var wg sync.WaitGroup
 	for range max(1, min(workers, len(cases))) {
@@ -61,7 +55,7 @@ func sweepWith(cases []Case, workers int, progress func(done, total int)) []Poin
 
 // Build builds the experiment of a case: the catalogue model on the named system with
 // the paper's GPU, the case's workload and reading, and its Modify applied.
-func Build(c Case) (dash.Experiment, error) {
+func Build(c summary.Case) (dash.Experiment, error) {
 	b := reference.Experiment(c.Model, c.System).Batch(c.Batch).Prompt(c.Prompt).Output(c.Output).Reading(c.Reading)
 	if c.Modify != nil {
 		b = c.Modify(b)
@@ -69,8 +63,8 @@ func Build(c Case) (dash.Experiment, error) {
 	return b.Build()
 }
 
-func runPoint(c Case) Point {
-	p := Point{Case: c}
+func runPoint(c summary.Case) summary.Point {
+	p := summary.Point{Case: c}
 	exp, err := Build(c)
 	if err != nil {
 		p.Err = err
@@ -81,18 +75,8 @@ func runPoint(c Case) Point {
 	return p
 }
 
-// SweepErr joins the errors of the points that fit their memory system but failed
-// (summary.SweepErr).
-func SweepErr(points []Point) error { return summary.SweepErr(points) }
-
-// Find returns the point of a model, system, batch and lengths, and whether it has a
-// result (summary.Find).
-func Find(points []Point, model, system string, batch, prompt, output int) (Point, bool) {
-	return summary.Find(points, model, system, batch, prompt, output)
-}
-
 // misfits describes the points whose experiment does not fit its system.
-func misfits(points []Point) string {
+func misfits(points []summary.Point) string {
 	seen := map[string]bool{}
 	var out []string
 	for _, p := range points {

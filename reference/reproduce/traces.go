@@ -57,7 +57,7 @@ func init() {
 		start = time.Now()
 		art.Fig9Bounds = nil
 		for _, r := range dash.Readings() {
-			b, err := ComputeFig9Bound(r)
+			b, err := computeFig9Bound(r)
 			if err != nil {
 				return err
 			}

@@ -18,7 +18,7 @@ import (
 // design, on for DASH in Fig. 9, both ways in Fig. 11), the routing against
 // balanced, the GPU against the paper's, and the model and workload against
 // the case's. Sweep records them in each point (summary.Point.WhatIf).
-func CaseChanges(c Case, exp dash.Experiment) summary.WhatIf {
+func CaseChanges(c summary.Case, exp dash.Experiment) summary.WhatIf {
 	var w summary.WhatIf
 	if ref, err := reference.System(c.System); err == nil {
 		if ref, err = dash.NewExperiment().System(ref).Reading(c.Reading).ResolvedSystem(); err == nil {
@@ -79,7 +79,7 @@ func fig9Design(points []summary.Point) summary.WhatIf {
 	if len(batches) == 1 && batches[0] == 1 && len(lengths) > 1 {
 		// Fig. 9(b): the paper's lengths within the context window of each model.
 		var want []string
-		for _, w := range Fig9bWorkloads {
+		for _, w := range fig9bWorkloads {
 			want = append(want, lengthsLabel(w.Prompt, w.Output))
 		}
 		if !sameSet(lengths, want) && !subsetOutsideContext(points, lengths, want) {
@@ -112,7 +112,7 @@ func subsetOutsideContext(points []summary.Point, got, want []string) bool {
 			return false
 		}
 	}
-	for _, w := range Fig9bWorkloads {
+	for _, w := range fig9bWorkloads {
 		if slices.Contains(got, lengthsLabel(w.Prompt, w.Output)) {
 			continue
 		}
@@ -154,7 +154,7 @@ func lengthsLabel(prompt, output int) string {
 // fig11Design lists how a lookahead study's design differs from the paper's
 // Fig. 11: DASH at B/L_in/L_out = 1/4K/128 under the paper reading (early
 // delivery, when on, is listed by CaseChanges as an execution switch).
-func fig11Design(setup LookaheadSetup, system string, batch, prompt, output int) summary.WhatIf {
+func fig11Design(setup summary.LookaheadSetup, system string, batch, prompt, output int) summary.WhatIf {
 	var w summary.WhatIf
 	if system != "dash" {
 		w = w.Add(dash.Change{Field: "system", From: "dash", To: system})
@@ -172,7 +172,7 @@ func fig11Design(setup LookaheadSetup, system string, batch, prompt, output int)
 // Maverick at B/L_in/L_out = 1/4K/1M on DASH: the case's changes
 // (CaseChanges) and its model, system and workload against the study's (both
 // readings of t_R are the study's).
-func Fig12Changes(c Case, exp dash.Experiment) summary.WhatIf {
+func Fig12Changes(c summary.Case, exp dash.Experiment) summary.WhatIf {
 	w := CaseChanges(c, exp)
 	if c.Model != Fig12Model {
 		w = w.Add(dash.Change{Field: "model", From: Fig12Model, To: c.Model})
@@ -180,7 +180,7 @@ func Fig12Changes(c Case, exp dash.Experiment) summary.WhatIf {
 	if c.System != "dash" {
 		w = w.Add(dash.Change{Field: "system", From: "dash", To: c.System})
 	}
-	p := Fig12Workload
+	p := fig12Workload
 	if c.Batch != 1 || c.Prompt != p.Prompt || c.Output != p.Output {
 		w = w.Add(dash.Change{Field: "B/L_in/L_out", From: "1/" + lengthsLabel(p.Prompt, p.Output), To: fmt.Sprint(c.Batch) + "/" + lengthsLabel(c.Prompt, c.Output)})
 	}

@@ -17,7 +17,7 @@ func halfLinks(b dash.ExperimentBuilder) dash.ExperimentBuilder {
 // A Fig. 9 sweep with halved links is a what-if: its summary lists the change and the
 // model left out, the charts' subtitles name them and its rows are what-ifs, not FAIL.
 func TestFig9WhatIf(t *testing.T) {
-	grid := func(modify func(dash.ExperimentBuilder) dash.ExperimentBuilder) []Case {
+	grid := func(modify func(dash.ExperimentBuilder) dash.ExperimentBuilder) []summary.Case {
 		return Fig9Grid(dash.ReadingPaper, []string{"qwen3-235b-a22b"}, Fig9Systems, []int{4}, []Fig9bWorkload{{Prompt: 1024, Output: 17}}, modify)
 	}
 	paper := SummariseFig9(Sweep(grid(nil), 0))
@@ -50,9 +50,9 @@ func TestFig9WhatIf(t *testing.T) {
 			t.Errorf("%s: %s, want what-if", r.ID, r.Status())
 		}
 	}
-	var full []Point
+	var full []summary.Point
 	for _, c := range fig9aSpecs(dash.ReadingPaper) {
-		full = append(full, Point{Case: c})
+		full = append(full, summary.Point{Case: c})
 	}
 	for _, r := range SummariseFig9(full).Rows {
 		if r.WhatIf { // (no results: not simulated, but the paper's experiment)
@@ -68,7 +68,7 @@ func TestArrayBoundNoteOfTheSimulatedParts(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	half, err := ArrayBoundNoteOf(halfLinks)
+	half, err := arrayBoundNoteOf(halfLinks)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -88,10 +88,10 @@ func TestArrayBoundNoteOfTheSimulatedParts(t *testing.T) {
 
 // The paper's own Fig. 9(a) and 9(b) designs are no what-if.
 func TestFig9DesignOfThePaper(t *testing.T) {
-	for name, cases := range map[string][]Case{"fig9a": fig9aSpecs(dash.ReadingPaper), "fig9b": fig9bSpecs(dash.ReadingPaper)} {
-		var points []Point
+	for name, cases := range map[string][]summary.Case{"fig9a": fig9aSpecs(dash.ReadingPaper), "fig9b": fig9bSpecs(dash.ReadingPaper)} {
+		var points []summary.Point
 		for _, c := range cases {
-			points = append(points, Point{Case: c})
+			points = append(points, summary.Point{Case: c})
 		}
 		if w := fig9Design(points); w.Any() {
 			t.Errorf("%s: %v", name, w)
@@ -104,7 +104,7 @@ func TestFig9DesignOfThePaper(t *testing.T) {
 func TestSweepErrOfARefusedKnob(t *testing.T) {
 	tooShort := func(b dash.ExperimentBuilder) dash.ExperimentBuilder { return b.TRead(3) }
 	cases := Fig9Grid(dash.ReadingPaper, []string{"qwen3-235b-a22b", "mixtral-8x22b"}, []string{"dash"}, []int{1, 4}, []Fig9bWorkload{{Prompt: 1024, Output: 17}}, tooShort)
-	err := SweepErr(Sweep(cases, 0))
+	err := summary.SweepErr(Sweep(cases, 0))
 	if err == nil {
 		t.Fatal("t_R = 3 ns ran")
 	}
@@ -121,14 +121,14 @@ func TestSweepErrOfARefusedKnob(t *testing.T) {
 // A lookahead study off the paper's design is a what-if (its t_R axis is not).
 func TestFig11WhatIf(t *testing.T) {
 	tr := []unit.Duration{3 * unit.Microsecond}
-	paper, err := LookaheadStudy(LookaheadSetup{Reading: dash.ReadingPaper}, []string{"qwen3-235b-a22b"}, []unit.Duration{32 * unit.Microsecond}, "dash", 1, 4096, 4, 0)
+	paper, err := LookaheadStudy(summary.LookaheadSetup{Reading: dash.ReadingPaper}, []string{"qwen3-235b-a22b"}, []unit.Duration{32 * unit.Microsecond}, "dash", 1, 4096, 4, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if got := paper[0].WhatIf.String(); got != "what-if: B/L_in/L_out 1/4K/128 -> 1/4K/4" {
 		t.Errorf("the paper's parts at t_R 32 µs, 4 output tokens: %q", got)
 	}
-	other, err := LookaheadStudy(LookaheadSetup{Reading: dash.ReadingPhysical}, []string{"qwen3-235b-a22b"}, tr, "relay-only", 1, 4096, 4, 0)
+	other, err := LookaheadStudy(summary.LookaheadSetup{Reading: dash.ReadingPhysical}, []string{"qwen3-235b-a22b"}, tr, "relay-only", 1, 4096, 4, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -150,7 +150,7 @@ func TestFig11WhatIf(t *testing.T) {
 // The KV split of the paper's Fig. 12 run is no what-if and names its run; a shorter
 // decode and a slower link are named on the chart's what-if line.
 func TestFig12Changes(t *testing.T) {
-	paper := Case{Model: Fig12Model, System: "dash", Batch: 1, Prompt: Fig12Workload.Prompt, Output: Fig12Workload.Output}
+	paper := summary.Case{Model: Fig12Model, System: "dash", Batch: 1, Prompt: fig12Workload.Prompt, Output: fig12Workload.Output}
 	exp, err := Build(paper)
 	if err != nil {
 		t.Fatal(err)

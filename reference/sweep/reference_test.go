@@ -12,6 +12,7 @@ import (
 	"github.com/dashlab/dashlab/dash/sim"
 	"github.com/dashlab/dashlab/reference"
 	"github.com/dashlab/dashlab/reference/reproduce"
+	"github.com/dashlab/dashlab/summary"
 )
 
 func exampleTable(t *testing.T, name string) *Table {
@@ -55,7 +56,7 @@ func TestFig9aSpecMatchesHarness(t *testing.T) {
 		t.Skip("runs Fig. 9(a) twice")
 	}
 	tb := exampleTable(t, "fig9a.yaml")
-	var cases []reproduce.Case
+	var cases []summary.Case
 	for _, m := range reference.Fig9ModelIDs {
 		for _, b := range reproduce.Fig9aBatches {
 			for _, s := range reproduce.Fig9Systems {
@@ -90,8 +91,8 @@ func TestFig9aSpecMatchesHarness(t *testing.T) {
 		if p.System != "dash" {
 			continue
 		}
-		base, _ := reproduce.Find(points, p.Model, "relay-only", p.Batch, 1024, 128)
-		ratio, _ := reproduce.PairedRatio(p, base)
+		base, _ := summary.Find(points, p.Model, "relay-only", p.Batch, 1024, 128)
+		ratio, _ := summary.PairedRatio(p, base)
 		harnessRatios = append(harnessRatios, ratio)
 		br, err := tb.Find("model", p.Model, "system", "relay-only", "workload.batch", fmt.Sprint(p.Batch))
 		if err != nil {
@@ -101,7 +102,7 @@ func TestFig9aSpecMatchesHarness(t *testing.T) {
 		b, _ := tb.Metric(br, "decode_throughput_tok_per_s")
 		sweepRatios = append(sweepRatios, a/b)
 	}
-	g, h := reproduce.Geomean(sweepRatios), reproduce.Geomean(harnessRatios)
+	g, h := summary.Geomean(sweepRatios), summary.Geomean(harnessRatios)
 	if g != h || math.IsNaN(g) {
 		t.Errorf("fig9a geomean speedup over relay-only: sweep %v, harness %v", g, h)
 	}
@@ -114,7 +115,7 @@ func TestFig11SpecMatchesHarness(t *testing.T) {
 		t.Skip("runs Fig. 11 twice")
 	}
 	tb := exampleTable(t, "fig11.yaml")
-	pairs, err := reproduce.LookaheadStudy(reproduce.LookaheadSetup{Reading: dash.ReadingPaper}, reproduce.Fig11Models, reproduce.Fig11TReads, "dash", 1, 4096, 128, 0)
+	pairs, err := reproduce.LookaheadStudy(summary.LookaheadSetup{Reading: dash.ReadingPaper}, reproduce.Fig11Models, reproduce.Fig11TReads, "dash", 1, 4096, 128, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -145,19 +146,19 @@ func TestFig12SpecsMatchHarness(t *testing.T) {
 	}
 	const output = 2048
 	su := reproduce.Fig12Setup{Readings: dash.Readings(), PageSizes: reproduce.Fig12PageSizes, TReads: reproduce.Fig12TReads,
-		TProgs: reproduce.Fig12TProgs, Links: reproduce.Fig12Links, Output: output, DecodeSample: reproduce.Fig12DecodeSample}
+		TProgs: reproduce.Fig12TProgs, Links: reproduce.Fig12Links, Output: output, DecodeSample: summary.Fig12DecodeSample}
 	study, err := reproduce.Fig12Study(su, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, c := range []struct {
 		file, axis string
-		param      reproduce.Fig12Param
+		param      summary.Fig12Param
 	}{
-		{"fig12-t-read.yaml", "overrides.hbf.t_read", reproduce.Fig12TRead},
-		{"fig12-page-size.yaml", "knobs.page_size", reproduce.Fig12PageSize},
-		{"fig12-t-prog.yaml", "overrides.hbf.t_prog", reproduce.Fig12TProg},
-		{"fig12-d2d.yaml", "knobs.link_bandwidth", reproduce.Fig12Link},
+		{"fig12-t-read.yaml", "overrides.hbf.t_read", summary.Fig12TRead},
+		{"fig12-page-size.yaml", "knobs.page_size", summary.Fig12PageSize},
+		{"fig12-t-prog.yaml", "overrides.hbf.t_prog", summary.Fig12TProg},
+		{"fig12-d2d.yaml", "knobs.link_bandwidth", summary.Fig12Link},
 	} {
 		r, err := reference.ExampleSweep(c.file)
 		if err != nil {
@@ -192,7 +193,7 @@ func TestFig12SpecsMatchHarness(t *testing.T) {
 				if got := row.Result.(sim.Result).E2E; got != pt.Result.E2E {
 					t.Errorf("%s %v reading, %s: sweep E2E %v, harness %v", c.file, rd, label, got, pt.Result.E2E)
 				}
-				if c.param == reproduce.Fig12TProg {
+				if c.param == summary.Fig12TProg {
 					// the write stall from two rows: E2E less the 1ns row's E2E
 					ref, err := tb.Find("knobs.reading", rd.String(), c.axis, "1ns")
 					if err != nil {
@@ -207,7 +208,7 @@ func TestFig12SpecsMatchHarness(t *testing.T) {
 				n++
 			}
 		}
-		if c.param == reproduce.Fig12TProg {
+		if c.param == summary.Fig12TProg {
 			n += len(dash.Readings()) // the 1ns reference rows
 		}
 		if n != len(tb.Rows) {

@@ -12,6 +12,7 @@ import (
 	"github.com/dashlab/dashlab/dash/unit"
 	"github.com/dashlab/dashlab/reference"
 	"github.com/dashlab/dashlab/reference/reproduce"
+	"github.com/dashlab/dashlab/summary"
 )
 
 func init() {
@@ -93,7 +94,7 @@ func runEnergy(args []string, _ io.Reader, stdout, stderr io.Writer) error {
 	if err := probe.Validate(); err != nil {
 		return fmt.Errorf("%w: %v", errUsage, err)
 	}
-	var cases []reproduce.Case
+	var cases []summary.Case
 	for _, m := range strings.Split(*models, ",") {
 		if _, err := reference.Model(strings.TrimSpace(m)); err != nil {
 			return fmt.Errorf("%w: --models: %v", errUsage, err)
@@ -106,7 +107,7 @@ func runEnergy(args []string, _ io.Reader, stdout, stderr io.Writer) error {
 	}
 	fmt.Fprintf(stderr, "energy: simulating %d runs (%d models x %d batches x %d systems)...\n", len(cases), len(cases)/len(bs)/len(reproduce.Fig9Systems), len(bs), len(reproduce.Fig9Systems))
 	points := reproduce.Sweep(cases, 0)
-	if err := reproduce.SweepErr(points); err != nil {
+	if err := summary.SweepErr(points); err != nil {
 		return err
 	}
 	priced, err := reproduce.EnergyStudy(points, params)
@@ -136,7 +137,7 @@ func runEnergy(args []string, _ io.Reader, stdout, stderr io.Writer) error {
 	return nil
 }
 
-func energyRow(p reproduce.EnergyPoint) energyPointJSON {
+func energyRow(p summary.EnergyPoint) energyPointJSON {
 	r := energyPointJSON{Model: p.Model, System: p.System, Batch: p.Batch}
 	if p.Err != nil {
 		r.Error = p.Err.Error()
