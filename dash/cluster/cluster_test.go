@@ -165,7 +165,7 @@ func TestBadInputNamesTheField(t *testing.T) {
 		{"nics_per_node: 8", "interconnect.network.nics_per_node = 3"},
 		{"kind: nvswitch", `interconnect.scale_up.kind = "torus"`},
 	} {
-		data, err := clusters.File("hgx-h100")
+		data, err := clusters.YAML("hgx-h100")
 		if err != nil {
 			t.Fatal(err)
 		}

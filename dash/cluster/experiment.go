@@ -30,13 +30,15 @@ type Builder struct {
 	placement PlacementSpec
 	routing   RoutingSpec
 	workload  dash.WorkloadSpec
+	batchSet  bool
 	perGPU    []func(dash.ExperimentBuilder) dash.ExperimentBuilder
 	errs      []error
 }
 
 // NewExperiment starts a builder with no parallelism (1 GPU, one instance),
 // the contiguous placement, balanced routing and the paper's fixed batch
-// (B/L_in/L_out = 4/1K/128).
+// (B/L_in/L_out = 4/1K/128; unless Batch or Workload sets it, B is 4 per
+// attention group).
 func NewExperiment() Builder {
 	return Builder{parallel: ParallelSpec{Tensor: 1, Expert: 1, Pipeline: 1, Data: 1},
 		workload: dash.WorkloadSpec{Batch: 4, Prompt: 1024, Output: 128}}
@@ -81,10 +83,10 @@ func (b Builder) Routing(r RoutingSpec) Builder { b.routing = r; return b }
 
 // Workload sets the fixed-batch workload (its routing is ignored: see
 // Routing).
-func (b Builder) Workload(w dash.WorkloadSpec) Builder { b.workload = w; return b }
+func (b Builder) Workload(w dash.WorkloadSpec) Builder { b.workload, b.batchSet = w, true; return b }
 
 // Batch, Prompt and Output set the fixed batch.
-func (b Builder) Batch(n int) Builder  { b.workload.Batch = n; return b }
+func (b Builder) Batch(n int) Builder  { b.workload.Batch, b.batchSet = n, true; return b }
 func (b Builder) Prompt(n int) Builder { b.workload.Prompt = n; return b }
 func (b Builder) Output(n int) Builder { b.workload.Output = n; return b }
 
@@ -209,6 +211,9 @@ func (b Builder) Build() (Experiment, error) {
 	}
 	if err := b.routing.validate(); err != nil {
 		errs = append(errs, err)
+	}
+	if !b.batchSet && p.Tensor >= 1 && p.Expert >= 1 {
+		b.workload.Batch *= p.AttentionGroups()
 	}
 	if err := b.workload.Validate(); err != nil {
 		errs = append(errs, err)

@@ -159,3 +159,5 @@ func loadOf(lp *layerPlacement, tokens []int, k, t int, hidden int, balanced boo
 	}
 	return ll
 }
+
+func sortDurations(d []unit.Duration) { slices.Sort(d) }

@@ -104,9 +104,9 @@ func Experiment(clusterID, modelID string) cluster.Builder {
 	return b.Cluster(s)
 }
 
-// File returns a catalogue cluster's YAML file (to edit and decode as a
+// YAML returns a catalogue cluster's YAML file (to edit and decode as a
 // what-if).
-func File(id string) ([]byte, error) {
+func YAML(id string) ([]byte, error) {
 	data, err := clusterFiles.ReadFile(id + ".yaml")
 	if err != nil {
 		return nil, &reference.UnknownError{Kind: "cluster", ID: id, Known: IDs()}

@@ -1,0 +1,118 @@
+package clusters
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"path/filepath"
+
+	"github.com/dashlab/dashlab/dash"
+	"github.com/dashlab/dashlab/dash/cluster"
+	"github.com/dashlab/dashlab/internal/safeio"
+	"github.com/dashlab/dashlab/reference"
+)
+
+// File is a cluster experiment file: a catalogue cluster (or a cluster
+// file), the model, the GPUs' memory system and the layout. Decoded
+// strictly: an unknown key is an error that names it.
+//
+//	cluster: hgx-h200          # or cluster_file: my-cluster.yaml
+//	nodes: 2                   # optional: the cluster with this many nodes
+//	memory: dash               # optional: the GPUs' memory system instead of the cluster's
+//	model: qwen3-235b-a22b
+//	parallel: {tensor: 1, expert: 8, pipeline: 1, data: 1}
+//	placement: {policy: popularity}
+//	routing: {kind: zipf, zipf_s: 1.0, seed: 1}
+//	workload: {batch: 64, prompt: 1024, output: 128}
+//	reading: paper             # optional: the HBF reading of t_R (paper or physical)
+//	lookahead: true            # optional: early expert selection where the router allows
+type File struct {
+	Cluster     string                `yaml:"cluster,omitempty"`
+	ClusterFile string                `yaml:"cluster_file,omitempty"`
+	Nodes       int                   `yaml:"nodes,omitempty"`
+	Memory      string                `yaml:"memory,omitempty"`
+	Model       string                `yaml:"model"`
+	Parallel    cluster.ParallelSpec  `yaml:"parallel"`
+	Placement   cluster.PlacementSpec `yaml:"placement,omitempty"`
+	Routing     cluster.RoutingSpec   `yaml:"routing,omitempty"`
+	Workload    *dash.WorkloadSpec    `yaml:"workload,omitempty"`
+	Reading     string                `yaml:"reading,omitempty"`
+	Lookahead   bool                  `yaml:"lookahead,omitempty"`
+}
+
+// DecodeFile reads a cluster experiment file; dir resolves cluster_file.
+func DecodeFile(r io.Reader, source string) (File, error) {
+	var f File
+	if err := dash.DecodeStrict(r, source, &f); err != nil {
+		return File{}, err
+	}
+	return f, nil
+}
+
+// LoadFile reads a cluster experiment file from disk.
+func LoadFile(path string) (File, error) {
+	data, err := safeio.ReadFile(path)
+	if err != nil {
+		return File{}, err
+	}
+	f, err := DecodeFile(bytes.NewReader(data), path)
+	if err != nil {
+		return File{}, err
+	}
+	if f.ClusterFile != "" && !filepath.IsAbs(f.ClusterFile) {
+		f.ClusterFile = filepath.Join(filepath.Dir(path), f.ClusterFile)
+	}
+	return f, nil
+}
+
+// Builder turns the file into a cluster experiment builder.
+func (f File) Builder() cluster.Builder {
+	b := cluster.NewExperiment().Catalogue(reference.Catalogue).ModelID(f.Model)
+	var s cluster.Spec
+	var err error
+	switch {
+	case f.Cluster != "" && f.ClusterFile != "":
+		return b.Fail(errors.New("cluster and cluster_file: give one"))
+	case f.ClusterFile != "":
+		s, err = Load(f.ClusterFile)
+	case f.Cluster != "":
+		s, err = Spec(f.Cluster)
+	default:
+		return b.Fail(errors.New("cluster: not set (a catalogue id, or cluster_file)"))
+	}
+	if err != nil {
+		return b.Fail(err)
+	}
+	if f.Nodes < 0 || f.Nodes > cluster.MaxNodes {
+		return b.Fail(fmt.Errorf("nodes = %d: must be between 1 and %d (0: the cluster's)", f.Nodes, cluster.MaxNodes))
+	}
+	if f.Nodes > 0 {
+		s = s.WithNodes(f.Nodes)
+	}
+	b = b.Cluster(s).Placement(f.Placement).Routing(f.Routing)
+	if f.Memory != "" {
+		b = b.Memory(f.Memory)
+	}
+	p := f.Parallel
+	for _, d := range []*int{&p.Tensor, &p.Expert, &p.Pipeline, &p.Data} {
+		if *d == 0 { // an omitted degree is 1
+			*d = 1
+		}
+	}
+	b = b.Parallel(p)
+	if f.Workload != nil {
+		b = b.Workload(*f.Workload)
+	}
+	if f.Reading != "" {
+		r, err := dash.ParseReading(f.Reading)
+		if err != nil {
+			return b.Fail(fmt.Errorf("reading: %w", err))
+		}
+		b = b.PerGPU(func(g dash.ExperimentBuilder) dash.ExperimentBuilder { return g.Reading(r) })
+	}
+	if f.Lookahead {
+		b = b.PerGPU(func(g dash.ExperimentBuilder) dash.ExperimentBuilder { return g.Lookahead(true) })
+	}
+	return b
+}
