@@ -25,21 +25,11 @@ type Change struct {
 	From, To string
 }
 
-// changeLabels are the short names of the fields people change most, for the
-// compact form of a change.
-var changeLabels = map[string]string{
-	"hbf.t_read": "t_R", "hbf.t_prog": "t_PROG", "hbf.page_size": "page", "link.usable": "link",
-	"topology.pairs": "pairs", "hbf.capacity": "HBF capacity", "hbm.capacity": "HBM capacity",
-	"hbf.tsv_bandwidth": "TSV", "hbf.dies": "dies", "hbf.planes_per_die": "planes/die",
-	"hbf.subarrays_per_plane": "subarrays/plane", "hbm.array_bandwidth": "HBM array rate",
-	"hbf.read_waves_in_flight": "read waves in flight",
-}
-
-// Label is the change's short name: "t_R" for hbf.t_read, "link" for
-// link.usable, the field's path otherwise.
+// Label is the change's short name: the knob's symbol ("t_R" for
+// hbf.t_read, "link" for link.usable; see Knob), the field's path otherwise.
 func (c Change) Label() string {
-	if l, ok := changeLabels[c.Field]; ok {
-		return l
+	if k, err := LookupKnob(c.Field); err == nil {
+		return k.Label()
 	}
 	return c.Field
 }

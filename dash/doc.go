@@ -26,6 +26,22 @@
 // [WorkloadSpec] and an [ExecutionSpec]. Quantities carry units from package unit: GB is 1e9
 // bytes and GiB 2^30, and a YAML value without its unit is refused.
 //
+// # Knobs
+//
+// Every leaf field of SystemSpec, WorkloadSpec and ExecutionSpec is a knob
+// ([Knob]): an override path (hbf.t_read, link.usable, workload.batch) with a
+// typed value, whose knob tag beside its yaml tag gives its symbol, what it
+// is, its plausible range and its source. [Knobs] is the table; Validate's
+// range checks ([RangeError]), the what-if labels ([Change.Label]), the
+// builder's [ExperimentBuilder.Set] and [ExperimentBuilder.With], experiment
+// files' overrides, and, above this package, the notebooks' knobs, sweep
+// axes, the CLI's --set and docs/knobs.md are all read from it. A knob with a
+// rule (hbf.page_size sizes the SRAM regions to the new page wave,
+// link.usable scales the lane rate) follows it wherever it is set. No zero
+// value stands for "the paper's": a read pipeline of depth 0 is refused (the
+// paper reading is hbf.read_waves_in_flight: unbounded, or hbf.reading:
+// paper), and the zero [Reading] leaves a system's own depth alone.
+//
 // # Experiments
 //
 // [NewExperiment] starts a fluent, value-semantics builder: every method

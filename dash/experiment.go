@@ -51,9 +51,11 @@ type Catalogue interface {
 // NewExperiment starts a builder with the paper's default fixed-batch
 // workload (B/L_in/L_out = 4/1K/128, balanced routing) and no model, system
 // or timing model yet.
-func NewExperiment() ExperimentBuilder {
-	return ExperimentBuilder{workload: WorkloadSpec{Batch: 4, Prompt: 1024, Output: 128}}
-}
+func NewExperiment() ExperimentBuilder { return ExperimentBuilder{workload: DefaultWorkload()} }
+
+// DefaultWorkload is the paper's default fixed-batch workload (§VI-A):
+// B/L_in/L_out = 4/1K/128 with balanced routing.
+func DefaultWorkload() WorkloadSpec { return WorkloadSpec{Batch: 4, Prompt: 1024, Output: 128} }
 
 func (b ExperimentBuilder) fail(err error) ExperimentBuilder {
 	b.errs = append(slices.Clip(b.errs), err)
@@ -146,38 +148,28 @@ func (b ExperimentBuilder) Modify(f func(*SystemSpec)) ExperimentBuilder {
 	return b
 }
 
-// TRead sets the HBF page read latency t_R.
-func (b ExperimentBuilder) TRead(d unit.Duration) ExperimentBuilder {
-	return b.Modify(func(s *SystemSpec) { s.HBF.TRead = d })
-}
+// The typed knob methods below are Set with the knob's path (see Knob): the
+// same rules, the same range checks, for the knobs set most.
 
-// TProg sets the HBF page program latency t_PROG.
-func (b ExperimentBuilder) TProg(d unit.Duration) ExperimentBuilder {
-	return b.Modify(func(s *SystemSpec) { s.HBF.TProg = d })
-}
+// TRead sets the HBF page read latency t_R (hbf.t_read).
+func (b ExperimentBuilder) TRead(d unit.Duration) ExperimentBuilder { return b.Set("hbf.t_read", d) }
 
-// PageSize sets the HBF page size and, by SystemSpec.SetPageSize's rule, sizes the
-// SRAM regions to the new page wave.
-func (b ExperimentBuilder) PageSize(p unit.Bytes) ExperimentBuilder {
-	return b.Modify(func(s *SystemSpec) { s.SetPageSize(p) })
-}
+// TProg sets the HBF page program latency t_PROG (hbf.t_prog).
+func (b ExperimentBuilder) TProg(d unit.Duration) ExperimentBuilder { return b.Set("hbf.t_prog", d) }
 
-// LinkBandwidth sets the usable per-direction bandwidth of every link. The
-// lane rate scales with it, keeping the link's headroom of raw over usable
-// (a faster link is a faster PHY, not a thinner margin).
+// PageSize sets the HBF page size (hbf.page_size) and, by SystemSpec.SetPageSize's
+// rule, sizes the SRAM regions to the new page wave.
+func (b ExperimentBuilder) PageSize(p unit.Bytes) ExperimentBuilder { return b.Set("hbf.page_size", p) }
+
+// LinkBandwidth sets the usable per-direction bandwidth of every link
+// (link.usable). The lane rate scales with it, keeping the link's headroom
+// of raw over usable (LinkSpec.SetUsable).
 func (b ExperimentBuilder) LinkBandwidth(bw unit.BytesPerSecond) ExperimentBuilder {
-	return b.Modify(func(s *SystemSpec) {
-		if s.Link.Usable > 0 {
-			s.Link.GTPerSecond *= float64(bw) / float64(s.Link.Usable)
-		}
-		s.Link.Usable = bw
-	})
+	return b.Set("link.usable", bw)
 }
 
-// Pairs sets the number of HBM-HBF stack pairs.
-func (b ExperimentBuilder) Pairs(n int) ExperimentBuilder {
-	return b.Modify(func(s *SystemSpec) { s.Topology.Pairs = n })
-}
+// Pairs sets the number of HBM-HBF stack pairs (topology.pairs).
+func (b ExperimentBuilder) Pairs(n int) ExperimentBuilder { return b.Set("topology.pairs", n) }
 
 // Build validates everything and returns the immutable experiment: the
 // model, system and workload specs, the timing model, the model's tensor

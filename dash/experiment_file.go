@@ -4,15 +4,16 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"reflect"
+	"strings"
 
-	"github.com/dashlab/dashlab/dash/unit"
 	"gopkg.in/yaml.v3"
 )
 
 // ExperimentFile is the YAML form of an experiment. Models, systems and GPUs
 // are named by catalogue id (resolved by the reference package, since the
-// engine carries no data of its own); any memory-system parameter can be
-// changed under overrides, whose keys are those of [SystemSpec]:
+// engine carries no data of its own); any memory-system knob (see Knob) can
+// be changed under overrides, by its path, nested or dotted:
 //
 //	name: fig9a-qwen3-b4
 //	model: qwen3-235b-a22b
@@ -65,10 +66,14 @@ func DecodeExperimentFile(r io.Reader, source string) (ExperimentFile, error) {
 	return f, errors.Join(errs...)
 }
 
-// SystemSpec returns the named system, resolved by systems (a catalogue's System),
-// with the overrides applied, decoded strictly (an unknown key is an error naming it).
-// An hbf.page_size override sizes the SRAM regions by SystemSpec.SetPageSize's rule,
-// as the builder's PageSize does, unless the overrides give region sizes themselves.
+// SystemSpec returns the named system, resolved by systems (a catalogue's
+// System), with the overrides applied: each key path under overrides is a
+// knob of the memory system (hbf.t_read, link.usable, hbf.reading; see Knob),
+// nested (hbf: {t_read: 3us}) or dotted (hbf.t_read: 3us), its value read by
+// the knob's type. An unknown key is an error naming it and the knobs near
+// it. Knobs with a rule follow it, as everywhere: an hbf.page_size override
+// sizes the SRAM regions to the new page wave and a link.usable override
+// scales the lane rate, unless the overrides give those fields themselves.
 func (f ExperimentFile) SystemSpec(source string, systems func(id string) (SystemSpec, error)) (SystemSpec, error) {
 	if systems == nil {
 		return SystemSpec{}, fmt.Errorf("%s: system %q: no catalogue to resolve it (package reference has one: reference.System)", source, f.System)
@@ -80,21 +85,69 @@ func (f ExperimentFile) SystemSpec(source string, systems func(id string) (Syste
 	if f.Overrides.Kind == 0 {
 		return s, nil
 	}
-	if page := mappingValue(mappingValue(&f.Overrides, "hbf"), "page_size"); page != nil {
-		var p unit.Bytes
-		if err := page.Decode(&p); err != nil {
-			return SystemSpec{}, fmt.Errorf("%s: overrides: hbf.page_size (line %d): %w", source, page.Line, err)
+	set, errs := overrideKnobs(&f.Overrides, "")
+	if id := mappingValue(&f.Overrides, "id"); id != nil {
+		s.ID = id.Value // not a knob: names the changed system
+	}
+	if len(errs) == 0 {
+		if err := applyKnobs(KnobTarget{System: &s}, set); err != nil {
+			errs = append(errs, err)
 		}
-		s.SetPageSize(p)
 	}
-	data, err := yaml.Marshal(&f.Overrides)
-	if err != nil {
-		return SystemSpec{}, fmt.Errorf("%s: overrides: %w", source, err)
-	}
-	if err := DecodeStrictBytes(data, fmt.Sprintf("%s: overrides (from line %d)", source, f.Overrides.Line), &s); err != nil {
-		return SystemSpec{}, err
+	if len(errs) > 0 {
+		return SystemSpec{}, fmt.Errorf("%s: overrides: %w", source, errors.Join(errs...))
 	}
 	return s, nil
+}
+
+// overrideKnobs reads a mapping of system knobs (nested or dotted keys) into
+// knob values, each decoded by its knob's type; errors name the path and
+// the line.
+func overrideKnobs(n *yaml.Node, prefix string) ([]knobValue, []error) {
+	if n.Kind != yaml.MappingNode {
+		return nil, []error{fmt.Errorf("%s (line %d): must be a mapping of system knobs", strings.TrimSuffix(prefix, "."), n.Line)}
+	}
+	var out []knobValue
+	var errs []error
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		key, val := n.Content[i], n.Content[i+1]
+		path := prefix + key.Value
+		if path == "id" && val.Kind == yaml.ScalarNode {
+			continue
+		}
+		k, err := LookupKnob(path)
+		if err != nil || k.domain != domainSystem {
+			if val.Kind == yaml.MappingNode && len(KnobsUnder(path)) > 0 && k.domain == domainSystem {
+				more, e := overrideKnobs(val, path+".")
+				out, errs = append(out, more...), append(errs, e...)
+				continue
+			}
+			if err == nil {
+				err = &ValueError{Path: path, Reason: "not a memory-system knob (set it in the experiment's own section)"}
+			}
+			errs = append(errs, fmt.Errorf("line %d: %w", key.Line, err))
+			continue
+		}
+		v := reflect.New(k.typ)
+		if val.Kind != yaml.ScalarNode {
+			errs = append(errs, fmt.Errorf("%s (line %d): want one value (%s)", path, val.Line, wantOf(k.typ)))
+			continue
+		}
+		if k.typ.Kind() == reflect.String {
+			v.Elem().SetString(val.Value)
+		} else if err := decodeScalar(val, v); err != nil {
+			errs = append(errs, fmt.Errorf("%s (line %d): %s", path, val.Line, cleanYAMLError(err)))
+			continue
+		}
+		if k.view != nil && k.view.valid != nil {
+			if err := k.view.valid(v.Elem()); err != nil {
+				errs = append(errs, fmt.Errorf("%s (line %d): %w", path, val.Line, err))
+				continue
+			}
+		}
+		out = append(out, knobValue{k, v.Elem()})
+	}
+	return out, errs
 }
 
 // mappingValue returns the value of key in a YAML mapping node (nil if absent or n is

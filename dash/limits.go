@@ -3,6 +3,7 @@ package dash
 import (
 	"fmt"
 	"math"
+	"reflect"
 
 	"github.com/dashlab/dashlab/dash/unit"
 )
@@ -12,62 +13,29 @@ import (
 // experiment and every shipped file, and they keep every derived quantity
 // (page waves, capacities, token counts, KV bytes, simulated time) well
 // inside int64. Validate enforces them with an error naming the field, its
-// value and the range (a *RangeError). Each field's doc comment repeats its
-// range.
+// value and the range (a *RangeError). The ranges of the memory system, the
+// workload and the execution switches are their knob tags (see Knob; the
+// table is docs/knobs.md): the constants below are the bounds other code
+// needs, which TestKnobRangesMatchLimits holds the tags to, and the model's.
 const (
 	// MaxPairs bounds topology.pairs (1..64 HBM-HBF stack pairs).
 	MaxPairs = 64
 
-	// MinStackCapacity and MaxStackCapacity bound hbm.capacity and
-	// hbf.capacity (1 MB .. 1 PB per stack).
-	MinStackCapacity = unit.MB
+	// MaxStackCapacity bounds hbm.capacity and hbf.capacity (1 PB per stack).
 	MaxStackCapacity = 1000 * unit.TB
-
-	// MinRate and MaxRate bound every data rate: link.usable,
-	// hbm.array_bandwidth, hbf.tsv_bandwidth (1 GB/s .. 1 PB/s).
-	MinRate = unit.GBps
-	MaxRate = 1000 * unit.TBps
 
 	// MinTRead bounds hbf.t_read from below (10 ns: a hundred times faster
 	// than any NAND read, yet above a bare Go constant such as
-	// nb.Knobs{TRead: 3}, which is 3 ns, not the 3 µs meant). MinLatency and
-	// MaxLatency bound hbf.t_prog (1 ns .. 10 s: Fig. 12's reference row
-	// programs in 1 ns, "no program latency") and t_read from above.
-	MinTRead   = 10 * unit.Nanosecond
-	MinLatency = unit.Nanosecond
-	MaxLatency = 10 * unit.Second
+	// unit.Duration(3), which is 3 ns, not the 3 µs meant). hbf.t_prog may
+	// be 1 ns (Fig. 12's reference row: "no program latency"); both at most
+	// 10 s.
+	MinTRead = 10 * unit.Nanosecond
 
-	// MaxDies, MaxPlanesPerDie and MaxSubarraysPerPlane bound the NAND
-	// organisation; MinPageSize and MaxPageSize the NAND page (512 B .. 1 MiB);
-	// MaxPageWave the data one t_R senses across a stack (4 GiB).
-	MaxDies              = 1024
-	MaxPlanesPerDie      = 1024
-	MaxSubarraysPerPlane = 64
-	MinPageSize          = 512 * unit.Byte
-	MaxPageSize          = unit.MiB
-	MaxPageWave          = 4 * unit.GiB
-	// MaxReadWavesInFlight bounds hbf.read_waves_in_flight (0, unbounded:
-	// the paper reading; or 1..1024 waves a stack senses at once).
-	MaxReadWavesInFlight = 1024
-
-	// MaxSRAMRegions and MaxSRAMRegion bound a base-die SRAM (1..1024
-	// regions of at most 4 GiB); a region holds at least one NAND page
-	// (relay SRAM) or one page wave (HBF SRAM). MaxECCOverheadPct bounds
-	// the check-bit overhead (0..100%).
-	MaxSRAMRegions    = 1024
-	MaxSRAMRegion     = 4 * unit.GiB
-	MaxECCOverheadPct = 100
-
-	// MaxLinkModules, MaxLanesPerModule and MaxGTPerSecond bound a UCIe link
-	// (1..64 modules of 1..1024 lanes at up to 100,000 GT/s, which with the
-	// paper's 256 lanes is the raw rate of a 1 PB/s usable link);
-	// MaxEnergyPerBit bounds its energy (1 nJ/bit) and MaxModuleWidthMM the
-	// module's edge width (100 mm).
-	MaxLinkModules    = 64
-	MaxLanesPerModule = 1024
-	MaxGTPerSecond    = 100_000
-	MaxEnergyPerBit   = 1e-9 * unit.JoulesPerBit(1)
-	MaxModuleWidthMM  = 100
+	// MinPageSize bounds the NAND page (512 B .. 1 MiB) and a relay SRAM
+	// region from below; MaxPageWave bounds the data one t_R senses across
+	// a stack (4 GiB).
+	MinPageSize = 512 * unit.Byte
+	MaxPageWave = 4 * unit.GiB
 
 	// MaxBatch bounds workload.batch (1..65,536 requests); MaxTokens bounds
 	// workload.prompt + workload.output and a model's max_context (16 Mi
@@ -111,9 +79,15 @@ type RangeError struct {
 	// duration, size or rate below its range is most often one (in Go,
 	// unit.Duration(3) is 3 ns).
 	Hint string
+	// Choices, for a field that takes names, lists them (Min and Max are
+	// then empty).
+	Choices string
 }
 
 func (e *RangeError) Error() string {
+	if e.Choices != "" {
+		return fmt.Sprintf("%s = %s: must be %s", e.Field, e.Value, e.Choices)
+	}
 	msg := fmt.Sprintf("%s = %s: outside the plausible range %s .. %s", e.Field, e.Value, e.Min, e.Max)
 	if e.Hint != "" {
 		msg += " (" + e.Hint + ")"
@@ -131,73 +105,37 @@ func inRange[T int | unit.Bytes | unit.Duration | unit.BytesPerSecond | float64 
 }
 
 // unitHint says, for a positive value below its range, what a number
-// without a unit means in Go and how to write the unit; elsewhere it says
-// nothing.
+// without a unit means in Go and how to write the unit (see unitHintOf).
 func unitHint[T int | unit.Bytes | unit.Duration | unit.BytesPerSecond | float64 | unit.JoulesPerBit](v, lo T) string {
-	if v <= 0 || v >= lo {
-		return ""
-	}
-	switch x := any(v).(type) {
-	case unit.Duration:
-		return fmt.Sprintf("a number without a unit is in ns: did you mean %v (%d * unit.Microsecond)?", x*unit.Microsecond, int64(x))
-	case unit.Bytes:
-		return "a number without a unit is in bytes: write the unit (4 * unit.KiB, 24 * unit.GB)"
-	case unit.BytesPerSecond:
-		return "a number without a unit is in B/s: write the unit (1.6 * unit.TBps)"
-	}
-	return ""
+	return unitHintOf(reflect.ValueOf(v), float64(v), float64(lo))
 }
 
-func (s SRAMSpec) limits(field string, minRegion unit.Bytes) []error {
-	var errs []error
-	errs = inRange(errs, field+".regions", s.Regions, 1, MaxSRAMRegions)
-	errs = inRange(errs, field+".region_size", s.RegionSize, minRegion, MaxSRAMRegion)
-	errs = inRange(errs, field+".ecc_overhead_pct", s.ECCOverheadPct, 0, MaxECCOverheadPct)
-	return errs
-}
+// The spec fields' ranges are their knob tags (see Knob); limits checks
+// them for one part of a system, in the table's order.
 
 func (h HBMSpec) limits() []error {
-	var errs []error
-	errs = inRange(errs, "hbm.capacity", h.Capacity, MinStackCapacity, MaxStackCapacity)
-	errs = inRange(errs, "hbm.array_bandwidth", h.ArrayBandwidth, MinRate, MaxRate)
-	return append(errs, h.RelaySRAM.limits("hbm.relay_sram", MinPageSize)...)
+	return checkKnobs(KnobTarget{System: &SystemSpec{HBM: h}}, "hbm.")
 }
 
 func (h HBFSpec) limits() []error {
-	var errs []error
-	errs = inRange(errs, "hbf.capacity", h.Capacity, MinStackCapacity, MaxStackCapacity)
-	errs = inRange(errs, "hbf.dies", h.Dies, 1, MaxDies)
-	errs = inRange(errs, "hbf.planes_per_die", h.PlanesPerDie, 1, MaxPlanesPerDie)
-	errs = inRange(errs, "hbf.subarrays_per_plane", h.SubarraysPerPlane, 1, MaxSubarraysPerPlane)
-	errs = inRange(errs, "hbf.page_size", h.PageSize, MinPageSize, MaxPageSize)
-	errs = inRange(errs, "hbf.t_read", h.TRead, MinTRead, MaxLatency)
-	errs = inRange(errs, "hbf.t_prog", h.TProg, MinLatency, MaxLatency)
-	errs = inRange(errs, "hbf.tsv_bandwidth", h.TSVBandwidth, MinRate, MaxRate)
-	errs = inRange(errs, "hbf.read_waves_in_flight", h.ReadWavesInFlight, ReadWavesUnbounded, MaxReadWavesInFlight)
+	errs := checkKnobs(KnobTarget{System: &SystemSpec{HBF: h}}, "hbf.")
 	if len(errs) == 0 {
 		// Every factor is bounded, so the product cannot wrap.
 		errs = inRange(errs, "hbf page wave (dies x planes_per_die x subarrays_per_plane x page_size)", h.PageWave(), MinPageSize, MaxPageWave)
 	}
-	return append(errs, h.SRAM.limits("hbf.sram", MinPageSize)...)
-}
-
-func (l LinkSpec) limits() []error {
-	var errs []error
-	errs = inRange(errs, "link.modules", l.Modules, 1, MaxLinkModules)
-	errs = inRange(errs, "link.lanes_per_module", l.LanesPerModule, 1, MaxLanesPerModule)
-	errs = inRange(errs, "link.gt_per_second", l.GTPerSecond, math.SmallestNonzeroFloat64, MaxGTPerSecond)
-	errs = inRange(errs, "link.usable", l.Usable, MinRate, MaxRate)
-	errs = inRange(errs, "link.energy_low", l.EnergyLow, 0, MaxEnergyPerBit)
-	errs = inRange(errs, "link.energy_high", l.EnergyHigh, 0, MaxEnergyPerBit)
-	errs = inRange(errs, "link.module_width_mm", l.ModuleWidthMM, 0, MaxModuleWidthMM)
 	return errs
 }
 
+func (l LinkSpec) limits() []error {
+	return checkKnobs(KnobTarget{System: &SystemSpec{Link: l}}, "link.")
+}
+
+func (t TopologySpec) limits() []error {
+	return checkKnobs(KnobTarget{System: &SystemSpec{Topology: t}}, "topology.")
+}
+
 func (w WorkloadSpec) limits() []error {
-	var errs []error
-	errs = inRange(errs, "workload.batch", w.Batch, 1, MaxBatch)
-	errs = inRange(errs, "workload.prompt", w.Prompt, 1, MaxTokens)
-	errs = inRange(errs, "workload.output", w.Output, 1, MaxTokens)
+	errs := checkKnobs(KnobTarget{Workload: &w}, "workload.")
 	if len(errs) == 0 {
 		errs = inRange(errs, "workload.prompt + workload.output", w.Prompt+w.Output, 2, MaxTokens)
 	}

@@ -4,23 +4,25 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"strconv"
 
 	"github.com/dashlab/dashlab/dash/unit"
+	"gopkg.in/yaml.v3"
 )
 
 // SRAMSpec is a banked base-die SRAM organised as transfer regions that
 // alternate between being filled and being drained (double buffering).
 type SRAMSpec struct {
 	// Regions is the number of transfer regions (the paper: 2). Range 1..1024.
-	Regions int `yaml:"regions"`
+	Regions int `yaml:"regions" knob:" | transfer regions, filled and drained in turn | 1..1024 | §IV-B | faster"`
 	// RegionSize is the usable data capacity of one region (HBF: 8 MiB, one
 	// stack-local page wave; HBM relay: 4 MiB, half a page wave). Range: at
 	// least one HBF page wave (HBF SRAM) or one HBF page (relay SRAM), at
 	// most 4 GiB.
-	RegionSize unit.Bytes `yaml:"region_size"`
+	RegionSize unit.Bytes `yaml:"region_size" knob:" | data capacity of one region | 512 B..4 GiB | §IV-B"`
 	// ECCOverheadPct is the check-bit storage as a percentage of data storage
 	// (the paper: 12.5, eight check bits per 64 data bits). Range 0..100.
-	ECCOverheadPct float64 `yaml:"ecc_overhead_pct"`
+	ECCOverheadPct float64 `yaml:"ecc_overhead_pct" knob:" | ECC check-bit storage, % of the data | 0..100 | §IV-B"`
 }
 
 // Usable is the data capacity of all regions.
@@ -34,11 +36,11 @@ func (s SRAMSpec) Physical() unit.Bytes {
 // HBMSpec is one HBM stack with its base die.
 type HBMSpec struct {
 	// Capacity is the stack's DRAM capacity (HBM3E: 24 GB). Range 1 MB..1 PB.
-	Capacity unit.Bytes `yaml:"capacity"`
+	Capacity unit.Bytes `yaml:"capacity" knob:"HBM capacity | DRAM capacity of one HBM stack | 1 MB..1000 TB | §VI-A, [25]"`
 	// ArrayBandwidth is the rate at which the stack's DRAM can be read or
 	// written (Micron HBM3E product brief: more than 1.2 TB/s per stack).
 	// Relay traffic bypasses the array and does not use it. Range 1 GB/s..1 PB/s.
-	ArrayBandwidth unit.BytesPerSecond `yaml:"array_bandwidth"`
+	ArrayBandwidth unit.BytesPerSecond `yaml:"array_bandwidth" knob:"HBM array rate | DRAM read/write rate of one HBM stack (relay traffic bypasses it) | 1 GB/s..1000 TB/s | [25] Micron HBM3E brief | faster"`
 	// RelaySRAM is the base-die SRAM that stages Relay-path chunks from HBF
 	// (2 x 4 MiB + ECC = 9 MiB physical).
 	RelaySRAM SRAMSpec `yaml:"relay_sram"`
@@ -53,32 +55,32 @@ func (h HBMSpec) Validate() error { return errors.Join(h.limits()...) }
 type HBFSpec struct {
 	// Capacity is the stack's NAND capacity (the paper, after SanDisk: 512 GB).
 	// Range 1 MB..1 PB.
-	Capacity unit.Bytes `yaml:"capacity"`
+	Capacity unit.Bytes `yaml:"capacity" knob:"HBF capacity | NAND capacity of one HBF stack | 1 MB..1000 TB | §II-B, §VI-A, [37]"`
 	// Dies is the number of NAND core dies in the stack (16). Range 1..1024.
-	Dies int `yaml:"dies"`
+	Dies int `yaml:"dies" knob:"dies | NAND core dies per stack | 1..1024 | §VI-A"`
 	// PlanesPerDie is the number of planes per die (32). Range 1..1024.
-	PlanesPerDie int `yaml:"planes_per_die"`
+	PlanesPerDie int `yaml:"planes_per_die" knob:"planes/die | planes per die | 1..1024 | §VI-A"`
 	// SubarraysPerPlane is the number of independently accessible subarrays
 	// per plane (the paper assumes 4). Range 1..64.
-	SubarraysPerPlane int `yaml:"subarrays_per_plane"`
+	SubarraysPerPlane int `yaml:"subarrays_per_plane" knob:"subarrays/plane | independently accessible subarrays per plane | 1..64 | §VI-A (assumed by the paper)"`
 	// PageSize is the NAND page (4 KiB). Range 512 B..1 MiB; the page wave
 	// (dies x planes x subarrays x page) at most 4 GiB.
-	PageSize unit.Bytes `yaml:"page_size"`
+	PageSize unit.Bytes `yaml:"page_size" knob:"page | NAND page; the SRAM regions follow its page wave | 512 B..1 MiB | §VI-A, [51]"`
 	// PagesPerBlock is the pages of one erase block of one plane subarray
 	// (0: DefaultPagesPerBlock). The paper gives none; flash management
 	// (blocks, garbage collection, erase counts) uses it, timing does not.
-	PagesPerBlock int `yaml:"pages_per_block,omitempty"`
+	PagesPerBlock int `yaml:"pages_per_block,omitempty" knob:" | pages per erase block of a plane subarray (0: 256) | 0..65536 | assumed (the paper gives none)"`
 	// TRead is the page sensing latency t_R (3 µs nominal; the paper sweeps
 	// 1-32 µs). Range 10 ns..10 s (MinTRead: below it a bare Go constant, 3 = 3 ns, is refused).
-	TRead unit.Duration `yaml:"t_read"`
+	TRead unit.Duration `yaml:"t_read" knob:"t_R | page read (sensing) latency | 10ns..10s | §VI-A; swept 1-32 µs in §VI-F | slower"`
 	// TProg is the page program latency t_PROG (100 µs nominal). Range 1 ns..10 s.
-	TProg unit.Duration `yaml:"t_prog"`
+	TProg unit.Duration `yaml:"t_prog" knob:"t_PROG | page program latency | 1ns..10s | §VI-A; swept in §VI-F"`
 	// CacheRead is true when a plane can sense its next page while the
 	// previous page is still being moved out of its page buffer (NAND cache
 	// read, as in the KIOXIA datasheet the paper cites). Then the array
 	// delivers one page wave per t_R; without it, one per t_R plus the TSV
 	// transfer of the wave.
-	CacheRead bool `yaml:"cache_read"`
+	CacheRead bool `yaml:"cache_read" knob:" | a plane senses its next page while the last one leaves its page buffer | | [20] KIOXIA datasheet (NAND cache read)"`
 	// ReadWavesInFlight is the depth of the stack's read pipeline: how many
 	// page waves the array may have requested and not yet handed to the
 	// TSV (sensing, or sensed and waiting in their page registers) at once.
@@ -91,7 +93,7 @@ type HBFSpec struct {
 	//     t_R and larger pages raise "the effective aggregate read
 	//     bandwidth"), so the array alone caps a stack at PageWave / t_R
 	//     (2.80 TB/s at 3 µs).
-	//   - 0 (ReadWavesUnbounded), the paper reading: t_R is a pure readiness
+	//   - unbounded (ReadWavesUnbounded), the paper reading: t_R is a pure readiness
 	//     latency (§II-B "Each HBF read incurs NAND sensing latency t_R before
 	//     data transfer begins"; §IV-A "NAND sensing and shared-TSV SRAM fills
 	//     are accounted for separately from this D2D rate and overlapped
@@ -103,11 +105,12 @@ type HBFSpec struct {
 	//
 	// Other depths model parts between the two (multi-plane read queues that
 	// overlap several waves); the array rate is then depth x PageWave / t_R.
-	// Range 0..1024.
-	ReadWavesInFlight int `yaml:"read_waves_in_flight"`
+	// Range 1..1024, or unbounded (written so in YAML); 0 is not a depth and
+	// is refused, so that a part that leaves it out reads as no reading.
+	ReadWavesInFlight WaveDepth `yaml:"read_waves_in_flight" knob:"read waves in flight | page waves a stack may sense at once (see hbf.reading) | 1..1024 or unbounded | §VI-A (1), §VI-E (unbounded)"`
 	// TSVBandwidth is the rate of the shared through-silicon-via bus that
 	// fills the base-die SRAM from the core dies. Range 1 GB/s..1 PB/s.
-	TSVBandwidth unit.BytesPerSecond `yaml:"tsv_bandwidth"`
+	TSVBandwidth unit.BytesPerSecond `yaml:"tsv_bandwidth" knob:"TSV | shared TSV bus rate, core dies to base-die SRAM | 1 GB/s..1000 TB/s | assumed: 2 x the link (§VI-E) | faster"`
 	// SRAM is the base-die transfer SRAM (2 x 8 MiB + ECC = 18 MiB physical).
 	SRAM SRAMSpec `yaml:"sram"`
 }
@@ -134,9 +137,44 @@ func (h HBFSpec) PageWave() unit.Bytes {
 	return unit.Bytes(h.Dies*h.PlanesPerDie*h.SubarraysPerPlane) * h.PageSize
 }
 
-// ReadWavesUnbounded is the ReadWavesInFlight value of a read pipeline
-// with no depth limit: t_R is a pure readiness latency (the paper reading).
-const ReadWavesUnbounded = 0
+// WaveDepth is a read-pipeline depth (HBFSpec.ReadWavesInFlight): a number
+// of page waves, or ReadWavesUnbounded. YAML writes it as the number or as
+// "unbounded".
+type WaveDepth int
+
+// ReadWavesUnbounded is the ReadWavesInFlight of a read pipeline with no
+// depth limit: t_R is a pure readiness latency (the paper reading).
+const ReadWavesUnbounded WaveDepth = -1
+
+// String is the depth, or "unbounded".
+func (w WaveDepth) String() string {
+	if w == ReadWavesUnbounded {
+		return "unbounded"
+	}
+	return strconv.Itoa(int(w))
+}
+
+// UnmarshalYAML reads a number of waves or "unbounded".
+func (w *WaveDepth) UnmarshalYAML(n *yaml.Node) error {
+	if n.Kind == yaml.ScalarNode && n.Value == "unbounded" {
+		*w = ReadWavesUnbounded
+		return nil
+	}
+	var d int
+	if err := n.Decode(&d); err != nil || n.ShortTag() != "!!int" {
+		return fmt.Errorf("line %d: read_waves_in_flight %q: want a number of page waves or unbounded", n.Line, n.Value)
+	}
+	*w = WaveDepth(d)
+	return nil
+}
+
+// MarshalYAML writes the depth as a number or "unbounded".
+func (w WaveDepth) MarshalYAML() (any, error) {
+	if w == ReadWavesUnbounded {
+		return "unbounded", nil
+	}
+	return int(w), nil
+}
 
 // ArrayReadBandwidth is the sustained rate at which the NAND array can
 // produce page waves: ReadWavesInFlight x PageWave / t_R with cache read,
@@ -175,9 +213,6 @@ func (h HBFSpec) Reading() Reading {
 // (see limits.go) as a *RangeError.
 func (h HBFSpec) Validate() error {
 	errs := h.limits()
-	if h.PagesPerBlock < 0 || h.PagesPerBlock > MaxPagesPerBlock {
-		errs = append(errs, fmt.Errorf("hbf.pages_per_block = %d: must be 0 (default %d) to %d", h.PagesPerBlock, DefaultPagesPerBlock, MaxPagesPerBlock))
-	}
 	if len(errs) == 0 && h.SRAM.RegionSize < h.PageWave() {
 		errs = append(errs, fmt.Errorf("hbf.sram.region_size = %v: smaller than one page wave (%v = dies x planes x subarrays x page)",
 			h.SRAM.RegionSize, h.PageWave()))
@@ -190,24 +225,35 @@ func (h HBFSpec) Validate() error {
 type LinkSpec struct {
 	// Modules is the number of UCIe-A modules ganged into one logical link (4).
 	// Range 1..64.
-	Modules int `yaml:"modules"`
+	Modules int `yaml:"modules" knob:" | UCIe-A modules ganged into one link | 1..64 | §IV-A"`
 	// LanesPerModule is the data lanes per module (64). Range 1..1024.
-	LanesPerModule int `yaml:"lanes_per_module"`
+	LanesPerModule int `yaml:"lanes_per_module" knob:" | data lanes per module | 1..1024 | §IV-A"`
 	// GTPerSecond is the per-lane rate in gigatransfers per second (64).
 	// Range: positive, at most 100,000.
-	GTPerSecond float64 `yaml:"gt_per_second"`
+	GTPerSecond float64 `yaml:"gt_per_second" knob:" | per-lane rate, GT/s | >0..100000 | §IV-A"`
 	// Usable is the streaming bandwidth per direction after link and
 	// implementation losses (1.6 TB/s: about 22% headroom below raw). Range
 	// 1 GB/s..1 PB/s, and at most the raw rate.
-	Usable unit.BytesPerSecond `yaml:"usable"`
+	Usable unit.BytesPerSecond `yaml:"usable" knob:"link | usable streaming rate per direction; the lane rate scales with it | 1 GB/s..1000 TB/s | §IV-A, §VI-A; swept in §VI-F | faster"`
 	// EnergyLow and EnergyHigh bracket the UCIe 3.0 UCIe-A energy-efficiency
 	// targets (0.5 pJ/bit at 0.5 V, 0.6 pJ/bit at 0.7 V). Range 0..1 nJ/bit.
-	EnergyLow unit.JoulesPerBit `yaml:"energy_low"`
+	EnergyLow unit.JoulesPerBit `yaml:"energy_low" knob:" | link energy, low target (0.5 V) | 0 pJ/bit..1000 pJ/bit | [46] UCIe 3.0"`
 	// EnergyHigh is the upper energy-efficiency target (see EnergyLow).
-	EnergyHigh unit.JoulesPerBit `yaml:"energy_high"`
+	EnergyHigh unit.JoulesPerBit `yaml:"energy_high" knob:" | link energy, high target (0.7 V) | 0 pJ/bit..1000 pJ/bit | [46] UCIe 3.0"`
 	// ModuleWidthMM is the die-edge width of one UCIe-A module (0.389 mm).
 	// Range 0..100.
-	ModuleWidthMM float64 `yaml:"module_width_mm"`
+	ModuleWidthMM float64 `yaml:"module_width_mm" knob:" | die-edge width of one module, mm | 0..100 | [46] UCIe 3.0"`
+}
+
+// SetUsable sets the usable per-direction rate and scales the lane rate with
+// it, keeping the link's headroom of raw over usable (a faster link is a
+// faster PHY, not a thinner margin). The builder's LinkBandwidth and the
+// link.usable knob wherever it is set follow this rule.
+func (l *LinkSpec) SetUsable(bw unit.BytesPerSecond) {
+	if l.Usable > 0 {
+		l.GTPerSecond *= float64(bw) / float64(l.Usable)
+	}
+	l.Usable = bw
 }
 
 // Raw is the raw per-direction link rate: modules x lanes x GT/s, one bit

@@ -26,10 +26,10 @@ func ExampleExperimentBuilder_Reading() {
 		if h.ArrayBounded() {
 			array = h.ArrayReadBandwidth().String()
 		}
-		fmt.Printf("%s: read_waves_in_flight %d, array %s per stack\n", h.Reading(), h.ReadWavesInFlight, array)
+		fmt.Printf("%s: read_waves_in_flight %v, array %s per stack\n", h.Reading(), h.ReadWavesInFlight, array)
 	}
 	// Output:
-	// paper: read_waves_in_flight 0, array unbounded per stack
+	// paper: read_waves_in_flight unbounded, array unbounded per stack
 	// physical: read_waves_in_flight 1, array 2.7962 TB/s per stack
 }
 
@@ -39,7 +39,7 @@ func TestReadWavesInFlight(t *testing.T) {
 		t.Errorf("paper part: reading %v", h.Reading())
 	}
 	one := float64(h.ArrayReadBandwidth())
-	for _, d := range []int{2, 3, 8} {
+	for _, d := range []dash.WaveDepth{2, 3, 8} {
 		h.ReadWavesInFlight = d
 		if got := float64(h.ArrayReadBandwidth()); math.Abs(got-float64(d)*one) > 1e-6*got || h.Reading() != dash.ReadingCustom {
 			t.Errorf("depth %d: %v, reading %v", d, got, h.Reading())
@@ -49,9 +49,11 @@ func TestReadWavesInFlight(t *testing.T) {
 	if !math.IsInf(float64(h.ArrayReadBandwidth()), 1) || h.ArrayBounded() || h.Reading() != dash.ReadingPaper {
 		t.Errorf("unbounded: %v", h.ArrayReadBandwidth())
 	}
-	h.ReadWavesInFlight = -1
-	if err := h.Validate(); err == nil || !strings.Contains(err.Error(), "hbf.read_waves_in_flight = -1") {
-		t.Errorf("negative depth: %v", err)
+	for _, d := range []dash.WaveDepth{0, -2, 1025} {
+		h.ReadWavesInFlight = d
+		if err := h.Validate(); err == nil || !strings.Contains(err.Error(), fmt.Sprintf("hbf.read_waves_in_flight = %d: outside the plausible range 1 .. 1024 or unbounded", d)) {
+			t.Errorf("depth %d: %v", d, err)
+		}
 	}
 	// The builder's knob and the YAML override.
 	if _, err := reference.Experiment("mixtral-8x22b", "dash").ReadWaves(-2).Build(); err == nil {

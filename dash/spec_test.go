@@ -18,7 +18,7 @@ func TestStrictYAML(t *testing.T) {
 		{"unknown field", "model: qwen3-235b-a22b\nworkload: {batch: 4, prompt: 16, output: 4, batchsize: 3}\n",
 			[]string{"line 2", `unknown field "batchsize"`}},
 		{"unknown override", "model: qwen3-235b-a22b\noverrides:\n  hbf: {t_raed: 3us}\nworkload: {batch: 1, prompt: 16, output: 4}\n",
-			[]string{`unknown field "t_raed"`, "overrides"}},
+			[]string{"overrides: line 3: hbf.t_raed: no such knob (did you mean hbf.t_read?)"}},
 		{"wrong type", "model: qwen3-235b-a22b\nworkload: {batch: four, prompt: 16, output: 4}\n",
 			[]string{"line 2", "four"}},
 		{"missing unit", "model: qwen3-235b-a22b\noverrides:\n  hbf: {t_read: 3}\nworkload: {batch: 1, prompt: 16, output: 4}\n",

@@ -14,7 +14,7 @@ import (
 // reference/systems, resolved by reference.System.
 type SystemSpec struct {
 	// ID names the system ("dash", "relay-only", "dash-4", ...).
-	ID string `yaml:"id"`
+	ID string `yaml:"id" knob:"-"`
 	// HBM is one HBM stack (all stacks are alike).
 	HBM HBMSpec `yaml:"hbm"`
 	// HBF is one HBF stack (all stacks are alike).

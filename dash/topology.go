@@ -17,13 +17,13 @@ import (
 type TopologySpec struct {
 	// Pairs is the number of HBM-HBF stack pairs (DASH: 2; Compact-DASH: 1).
 	// Range 1..64 (MaxPairs).
-	Pairs int `yaml:"pairs"`
+	Pairs int `yaml:"pairs" knob:"pairs | HBM-HBF stack pairs | 1..64 | Fig. 8 | faster"`
 	// GPUHBM is true when each HBM stack has a link to the GPU.
-	GPUHBM bool `yaml:"gpu_hbm"`
+	GPUHBM bool `yaml:"gpu_hbm" knob:" | each HBM stack has a link to the GPU | | Fig. 8"`
 	// GPUHBF is true when each HBF stack has a direct link to the GPU.
-	GPUHBF bool `yaml:"gpu_hbf"`
+	GPUHBF bool `yaml:"gpu_hbf" knob:" | each HBF stack has a link to the GPU (Direct) | | Fig. 8"`
 	// HBMHBF is true when each pair has an HBM-HBF link.
-	HBMHBF bool `yaml:"hbm_hbf"`
+	HBMHBF bool `yaml:"hbm_hbf" knob:" | each pair has an HBM-HBF link (Relay, writeback) | | Fig. 8"`
 }
 
 // Direct reports whether the Direct route (HBF -> GPU) exists.
@@ -58,8 +58,7 @@ func (t TopologySpec) GPUFacingLinks() int {
 // Validate checks that the topology has stacks and that the GPU can reach
 // both memories.
 func (t TopologySpec) Validate() error {
-	var errs []error
-	errs = inRange(errs, "topology.pairs", t.Pairs, 1, MaxPairs)
+	errs := t.limits()
 	if !t.GPUHBM {
 		errs = append(errs, errors.New("topology.gpu_hbm = false: the GPU cannot reach HBM, which holds activations and decode KV"))
 	}

@@ -11,13 +11,13 @@ import (
 // Prompt-token prefill followed by Output generated tokens.
 type WorkloadSpec struct {
 	// Batch is the number of requests processed together (B). Range 1..65,536.
-	Batch int `yaml:"batch"`
+	Batch int `yaml:"batch" knob:"B | requests per batch | 1..65536 | §VI-A"`
 	// Prompt is the prompt length in tokens (L_in). Range: at least 1;
 	// Prompt + Output at most 16,777,216 (MaxTokens).
-	Prompt int `yaml:"prompt"`
+	Prompt int `yaml:"prompt" knob:"L_in | prompt tokens per request | 1..16777216 | §VI-A"`
 	// Output is the number of generated tokens per request (L_out). Range:
 	// at least 1 (see Prompt).
-	Output int `yaml:"output"`
+	Output int `yaml:"output" knob:"L_out | generated tokens per request | 1..16777216 | §VI-A"`
 	// Routing chooses how tokens select experts.
 	Routing RoutingSpec `yaml:"routing"`
 }
@@ -40,12 +40,12 @@ const (
 // paper's balanced routing.
 type RoutingSpec struct {
 	// Kind is "balanced" (default), "uniform" or "zipf".
-	Kind string `yaml:"kind,omitempty"`
+	Kind string `yaml:"kind,omitempty" knob:" | expert-routing model (empty: balanced) | balanced, uniform, zipf | §VI-A (balanced)"`
 	// Seed seeds the random kinds (ignored by balanced).
-	Seed int64 `yaml:"seed,omitempty"`
+	Seed int64 `yaml:"seed,omitempty" knob:" | seed of the random routing kinds | | "`
 	// ZipfS is the Zipf exponent s > 0 for kind "zipf" (1.0 is a strong
 	// skew; 0.5 mild). Range: above 0, at most 100.
-	ZipfS float64 `yaml:"zipf_s,omitempty"`
+	ZipfS float64 `yaml:"zipf_s,omitempty" knob:" | Zipf exponent s of kind zipf | 0..100 | "`
 }
 
 // EffectiveKind is Kind with the default applied.
@@ -59,14 +59,8 @@ func (r RoutingSpec) EffectiveKind() string {
 // Validate reports every bad field of the workload.
 func (w WorkloadSpec) Validate() error {
 	errs := w.limits()
-	switch w.Routing.EffectiveKind() {
-	case RoutingBalanced, RoutingUniform:
-	case RoutingZipf:
-		if !(w.Routing.ZipfS > 0) || w.Routing.ZipfS > MaxZipfS {
-			errs = append(errs, fmt.Errorf("workload.routing.zipf_s = %v: must be above 0 and at most %d for kind zipf", w.Routing.ZipfS, MaxZipfS))
-		}
-	default:
-		errs = append(errs, fmt.Errorf("workload.routing.kind = %q: must be balanced, uniform or zipf", w.Routing.Kind))
+	if w.Routing.EffectiveKind() == RoutingZipf && !(w.Routing.ZipfS > 0) {
+		errs = append(errs, fmt.Errorf("workload.routing.zipf_s = %v: must be above 0 and at most %d for kind zipf", w.Routing.ZipfS, MaxZipfS))
 	}
 	return errors.Join(errs...)
 }
@@ -83,25 +77,25 @@ type ExecutionSpec struct {
 	// output projection. It applies to routers without an expert-specific
 	// additive bias (ModelSpec.LookaheadEligible); others keep conventional
 	// selection, as in the paper. False is conventional selection.
-	Lookahead bool `yaml:"lookahead,omitempty"`
+	Lookahead bool `yaml:"lookahead,omitempty" knob:" | early expert determination | | §V-C"`
 	// NoDualPath forces each expert onto a single route even when both
 	// Direct and Relay exist (an ablation of the dual-path HBF read).
-	NoDualPath bool `yaml:"no_dual_path,omitempty"`
+	NoDualPath bool `yaml:"no_dual_path,omitempty" knob:" | ablation: each expert on one route | | §V-B"`
 	// NoParallelRead reads replicated weights and KV only from HBM (an
 	// ablation of the parallel HBM/HBF read).
-	NoParallelRead bool `yaml:"no_parallel_read,omitempty"`
+	NoParallelRead bool `yaml:"no_parallel_read,omitempty" knob:" | ablation: replicated data read from HBM only | | §V-B"`
 	// KVBlockTokens is the paged-KV block: the cache is allocated, and the
 	// attention kernel reads it, in blocks of this many tokens (0: 16, vLLM's
 	// default). The last, partly filled block is read whole. Range
 	// 0..16,777,216.
-	KVBlockTokens int `yaml:"kv_block_tokens,omitempty"`
+	KVBlockTokens int `yaml:"kv_block_tokens,omitempty" knob:" | paged-KV block in tokens (0: 16) | 0..16777216 | vLLM default 16"`
 	// LaunchOnlyOverhead charges a memory-bound operator only the GPU's
 	// kernel-launch floor on top of its delivery, instead of the fixed part
 	// of its measured latency (launch, memory-pipeline fill and tail on the
 	// profiled GPU's own HBM). The measured part is the default: it is what
 	// the profile shows; part of it (the HBM ramp) the DASH memory model
 	// already accounts for, so this switch bounds the effect from below.
-	LaunchOnlyOverhead bool `yaml:"launch_only_overhead,omitempty"`
+	LaunchOnlyOverhead bool `yaml:"launch_only_overhead,omitempty" knob:" | memory-bound operators pay the launch floor only | | an engine bound"`
 	// EarlyDelivery lets selected experts known before their operator starts
 	// (with Lookahead) cross to the GPU ahead of it, into a bounded GPU-side
 	// staging buffer, "allowing HBF read startup and weight delivery to
@@ -111,13 +105,13 @@ type ExecutionSpec struct {
 	// that finds the buffer full waits in base-die SRAM, as without early
 	// delivery. The room is held until the experts' operator ends. False:
 	// nothing enters the GPU before its operator starts.
-	EarlyDelivery bool `yaml:"early_delivery,omitempty"`
+	EarlyDelivery bool `yaml:"early_delivery,omitempty" knob:" | selected experts cross to the GPU before their operator | | §VI-D"`
 	// EarlyDeliveryBuffer is the staging buffer's size (0: the GPU's L2
 	// cache, gpu.Spec.L2, 50 MB on the H100: staged weights must stay on the
 	// GPU die until their GEMM starts, and the L2 is the only on-die store
 	// that large; staging in HBM instead would cost a write and a read of
 	// the HBM array the early transfer is meant to save).
-	EarlyDeliveryBuffer unit.Bytes `yaml:"early_delivery_buffer,omitempty"`
+	EarlyDeliveryBuffer unit.Bytes `yaml:"early_delivery_buffer,omitempty" knob:" | GPU staging buffer of early delivery (0: the GPU L2) | 0 B..1000 TB | §VI-D"`
 }
 
 // EarlyDeliveryBufferFor is the staging buffer of early expert delivery on
@@ -142,7 +136,5 @@ func (x ExecutionSpec) BlockTokens() int {
 
 // Validate reports bad execution switches.
 func (x ExecutionSpec) Validate() error {
-	errs := inRange(nil, "execution.kv_block_tokens", x.KVBlockTokens, 0, MaxTokens)
-	errs = inRange(errs, "execution.early_delivery_buffer", x.EarlyDeliveryBuffer, 0, MaxStackCapacity)
-	return errors.Join(errs...)
+	return errors.Join(checkKnobs(KnobTarget{Execution: &x}, "execution.")...)
 }

@@ -17,8 +17,9 @@ type Case struct {
 	Model, System string
 	// Batch, Prompt and Output are B, L_in and L_out.
 	Batch, Prompt, Output int
-	// Reading is the reading of t_R (dash.ReadingPhysical, the zero value, is the
-	// stated part; dash.ReadingPaper lifts the array's rate limit).
+	// Reading is the reading of t_R applied to the system (dash.ReadingPaper lifts the
+	// array's rate limit, dash.ReadingPhysical is the stated part); the zero value,
+	// dash.ReadingSystem, keeps the system's own hbf.read_waves_in_flight.
 	Reading dash.Reading
 	// Modify, when set, changes the experiment before it is built.
 	Modify func(dash.ExperimentBuilder) dash.ExperimentBuilder

@@ -43,7 +43,10 @@ func newConfig(e dash.Experiment) (config, error) {
 		tR:        h.TRead, tProg: h.TProg, cacheRead: h.CacheRead,
 		link: s.Link.Usable, tsv: h.TSVBandwidth, hbmRate: s.HBM.ArrayBandwidth,
 		direct: s.Topology.Direct(), relay: s.Topology.Relay(),
-		arrayRead: h.ArrayReadBandwidth(), readWaves: h.ReadWavesInFlight,
+		arrayRead: h.ArrayReadBandwidth(),
+	}
+	if h.ArrayBounded() {
+		c.readWaves = int(h.ReadWavesInFlight) // else 0: unbounded
 	}
 	c.dualPath = c.direct && c.relay && !ex.NoDualPath
 	if ex.EarlyDelivery {

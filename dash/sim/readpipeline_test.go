@@ -11,16 +11,11 @@ import (
 
 // Read-pipeline depths under test: the physical reading (1), parts in
 // between, and the paper reading (unbounded).
-var testDepths = []int{1, 2, 3, 8, dash.ReadWavesUnbounded}
+var testDepths = []dash.WaveDepth{1, 2, 3, 8, dash.ReadWavesUnbounded}
 
-func depthName(d int) string {
-	if d == dash.ReadWavesUnbounded {
-		return "unbounded"
-	}
-	return fmt.Sprint(d)
-}
+func depthName(d dash.WaveDepth) string { return d.String() }
 
-func withDepth(d int, tr unit.Duration) func(dash.ExperimentBuilder) dash.ExperimentBuilder {
+func withDepth(d dash.WaveDepth, tr unit.Duration) func(dash.ExperimentBuilder) dash.ExperimentBuilder {
 	return func(b dash.ExperimentBuilder) dash.ExperimentBuilder { return b.ReadWaves(d).TRead(tr) }
 }
 
@@ -141,7 +136,7 @@ func TestReadPipelineMonotoneInDepth(t *testing.T) {
 // TestReadPipelineShortcutsAreExact compares the shortcuts with the
 // chunk-by-chunk run at depths other than the default.
 func TestReadPipelineShortcutsAreExact(t *testing.T) {
-	for _, d := range []int{2, dash.ReadWavesUnbounded} {
+	for _, d := range []dash.WaveDepth{2, dash.ReadWavesUnbounded} {
 		for _, c := range []struct {
 			model, system string
 			b             int

@@ -1,17 +1,22 @@
 package nb
 
 import (
+	"cmp"
+	"fmt"
+	"slices"
+	"strings"
+
 	"github.com/dashlab/dashlab/dash"
-	"github.com/dashlab/dashlab/dash/unit"
+	"github.com/dashlab/dashlab/reference"
 )
 
-// Knob changes one thing of an experiment before it is built (a memory-system
-// parameter, an execution switch); With composes knobs into a Case.Modify function.
+// Knob changes one thing of an experiment before it is built; With composes knobs into a
+// Case.Modify function.
 type Knob func(dash.ExperimentBuilder) dash.ExperimentBuilder
 
 // With composes knobs, applied in order, into a Case.Modify function (nil for none):
 //
-//	summary.Case{..., Modify: nb.With(nb.TRead(10*unit.Microsecond), nb.PageSize(16*unit.KiB))}
+//	summary.Case{..., Modify: nb.With(knobs.Apply(), nb.Set("hbf.t_read", 10*unit.Microsecond))}
 func With(knobs ...Knob) func(dash.ExperimentBuilder) dash.ExperimentBuilder {
 	var ks []Knob
 	for _, k := range knobs {
@@ -30,37 +35,145 @@ func With(knobs ...Knob) func(dash.ExperimentBuilder) dash.ExperimentBuilder {
 	}
 }
 
-// The knobs take values with their units (nb.TRead(3*unit.Microsecond)); the builder
-// refuses an implausible value (dash's limits: t_R under 10 ns, a page under 512 B, a
-// link under 1 GB/s, ...) with an error naming the field and the value, so a number
-// written without its unit (nb.TRead(3): 3 ns) fails the cell instead of running.
-
-// TRead sets the HBF page read latency t_R.
-func TRead(d unit.Duration) Knob {
-	return func(b dash.ExperimentBuilder) dash.ExperimentBuilder { return b.TRead(d) }
+// Set is the knob that sets one knob of the table (dash.Knobs; `dashlab knobs` or
+// docs/knobs.md lists them) by its path to a value with its unit:
+// nb.Set("hbf.t_read", 10*unit.Microsecond), nb.Set("execution.launch_only_overhead", true).
+func Set(path string, v any) Knob {
+	return func(b dash.ExperimentBuilder) dash.ExperimentBuilder { return b.Set(path, v) }
 }
 
-// TProg sets the HBF page program latency t_PROG.
-func TProg(d unit.Duration) Knob {
-	return func(b dash.ExperimentBuilder) dash.ExperimentBuilder { return b.TProg(d) }
+// Knobs are the knobs a notebook's parameter cell sets, by path, with their units; the
+// notebooks write the paper's values out:
+//
+//	knobs := nb.Knobs{"hbf.t_read": 3 * unit.Microsecond, "hbf.page_size": 4 * unit.KiB, "link.usable": 1.6 * unit.TBps}
+//
+// Any knob of the table may be given (a new spec field is one the moment it has its
+// knob tag). A knob left out keeps the system's value. Every value is checked: a
+// number without its unit ("hbf.t_read": 3) or a misspelled path fails the cell with
+// the path, the value and what was meant, and an implausible value (3 ns) with its
+// range. Apply returns them as a Case.Modify function; Help shows each with its unit,
+// the paper's value, its range and its source.
+type Knobs map[string]any
+
+// paths are the knobs' paths in the table's order (unknown ones last, by name).
+func (k Knobs) paths() []string {
+	order := map[string]int{}
+	for i, kn := range dash.Knobs() {
+		order[kn.Path] = i
+	}
+	var ps []string
+	for p := range k {
+		ps = append(ps, p)
+	}
+	slices.SortFunc(ps, func(a, b string) int {
+		ia, oka := order[a]
+		ib, okb := order[b]
+		switch {
+		case oka && okb:
+			return cmp.Compare(ia, ib)
+		case oka != okb:
+			if oka {
+				return -1
+			}
+			return 1
+		}
+		return strings.Compare(a, b)
+	})
+	return ps
 }
 
-// PageSize sets the HBF page size, the SRAM regions following.
-func PageSize(p unit.Bytes) Knob {
-	return func(b dash.ExperimentBuilder) dash.ExperimentBuilder { return b.PageSize(p) }
+// Settings are the knobs as data (dash.Setting: path and exact text), or the first
+// problem with them.
+func (k Knobs) Settings() ([]dash.Setting, error) {
+	var out []dash.Setting
+	for _, p := range k.paths() {
+		s, err := dash.SettingOf(p, k[p])
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, s)
+	}
+	return out, nil
 }
 
-// LinkBandwidth sets every link's usable bandwidth.
-func LinkBandwidth(bw unit.BytesPerSecond) Knob {
-	return func(b dash.ExperimentBuilder) dash.ExperimentBuilder { return b.LinkBandwidth(bw) }
+// Apply returns the builder change the knobs make (nil when there are none): all of them
+// at once, as dash.ExperimentBuilder.With applies settings (the page size before an SRAM
+// region given beside it, ...). A bad knob fails the experiment's Build with its path.
+func (k Knobs) Apply() func(dash.ExperimentBuilder) dash.ExperimentBuilder {
+	if len(k) == 0 {
+		return nil
+	}
+	paths := k.paths()
+	return func(b dash.ExperimentBuilder) dash.ExperimentBuilder {
+		var ss []dash.Setting
+		for _, p := range paths {
+			s, err := dash.SettingOf(p, k[p])
+			if err != nil {
+				b = b.Set(p, k[p]) // records the same error for Build
+				continue
+			}
+			ss = append(ss, s)
+		}
+		return b.With(ss...)
+	}
 }
 
-// Execution replaces the execution switches.
-func Execution(e dash.ExecutionSpec) Knob {
-	return func(b dash.ExperimentBuilder) dash.ExperimentBuilder { return b.Execution(e) }
+// Help shows the knobs' table in the cell: each knob's path and symbol, the value set,
+// the paper's value, the unit, the plausible range, the source and what it is.
+func (k Knobs) Help() { MD(k.HelpMarkdown()) }
+
+// HelpMarkdown is Help's table as Markdown.
+func (k Knobs) HelpMarkdown() string {
+	set := map[string]any{}
+	for p, v := range k {
+		set[p] = v
+	}
+	return helpTable(k.paths(), set)
 }
 
-// LaunchOnlyOverhead turns the launch-floor-only operator overhead on or off.
-func LaunchOnlyOverhead(on bool) Knob {
-	return func(b dash.ExperimentBuilder) dash.ExperimentBuilder { return b.LaunchOnlyOverhead(on) }
+// Help shows the table rows of the knobs named (every knob when none is), as Knobs.Help
+// does, without a value set.
+func Help(paths ...string) {
+	if len(paths) == 0 {
+		for _, kn := range dash.Knobs() {
+			paths = append(paths, kn.Path)
+		}
+	}
+	MD(helpTable(paths, nil))
+}
+
+func helpTable(paths []string, set map[string]any) string {
+	paper := reference.PaperKnobs()
+	var b strings.Builder
+	cols := "| knob | | paper | unit | range | source | what |\n|---|---|---|---|---|---|---|\n"
+	if set != nil {
+		cols = "| knob | | value | paper | unit | range | source | what |\n|---|---|---|---|---|---|---|---|\n"
+	}
+	b.WriteString(cols)
+	for _, p := range paths {
+		kn, err := dash.LookupKnob(p)
+		if err != nil {
+			fmt.Fprintf(&b, "| `%s` | | %s |\n", p, err)
+			continue
+		}
+		def, _ := kn.Format(paper)
+		fmt.Fprintf(&b, "| `%s` | %s |", kn.Path, kn.Symbol)
+		if set != nil {
+			fmt.Fprintf(&b, " %s |", valueText(kn, set[p]))
+		}
+		fmt.Fprintf(&b, " %s | %s | %s | %s | %s |\n", def, kn.Unit(), kn.Range(), kn.Cite, kn.Doc)
+	}
+	return b.String()
+}
+
+// valueText writes a knob's value as the table writes it, or why it is refused.
+func valueText(kn dash.Knob, v any) string {
+	s, err := dash.SettingOf(kn.Path, v)
+	if err != nil {
+		return "refused: " + err.Error()
+	}
+	if err := kn.Check(v); err != nil {
+		return "refused: " + err.Error()
+	}
+	return s.Value
 }

@@ -16,59 +16,89 @@ func build(k Knobs) error {
 	return err
 }
 
-// A value written without its unit is refused with a message naming the field, the
-// value and the unit meant.
+// A value written without its unit, or a misspelled path, is refused with a message
+// naming the path, the value and what was meant.
 func TestKnobsRefuseValuesWithoutUnits(t *testing.T) {
 	for _, c := range []struct {
-		k    Knobs
-		want []string
+		k     Knobs
+		want  []string
+		typed bool // a *dash.RangeError (else a *dash.ValueError)
 	}{
-		{Knobs{TRead: 3}, []string{"hbf.t_read = 3ns", "10ns .. 10s", "did you mean 3µs"}},
-		{Knobs{PageSize: 4}, []string{"hbf.page_size = 4 B", "in bytes"}},
-		{Knobs{LinkBandwidth: 1.6}, []string{"link.usable", "in B/s"}},
-		{Knobs{LinkBandwidth: 0.5 * unit.GBps}, []string{"link.usable", "1 GB/s"}},
-		{Knobs{TRead: -3 * unit.Microsecond}, []string{"hbf.t_read = -3µs"}},
+		{Knobs{"hbf.t_read": 3}, []string{"hbf.t_read = 3 (int)", "did you mean 3 * unit.Microsecond (3µs)?"}, false},
+		{Knobs{"hbf.t_read": unit.Duration(3)}, []string{"hbf.t_read = 3ns", "10ns .. 10s", "did you mean 3µs"}, true},
+		{Knobs{"hbf.page_size": unit.Bytes(4)}, []string{"hbf.page_size = 4 B", "in bytes"}, true},
+		{Knobs{"link.usable": 1.6}, []string{"link.usable = 1.6 (float64)", "1.6 * unit.TBps"}, false},
+		{Knobs{"link.usable": 0.5 * unit.GBps}, []string{"link.usable", "1 GB/s"}, true},
+		{Knobs{"hbf.t_read": -3 * unit.Microsecond}, []string{"hbf.t_read = -3µs"}, true},
+		{Knobs{"hbf.t_raed": 3 * unit.Microsecond}, []string{"hbf.t_raed: no such knob (did you mean hbf.t_read?)"}, false},
 	} {
 		err := build(c.k)
 		if err == nil {
-			t.Errorf("%+v: built, want refused", c.k)
+			t.Errorf("%v: built, want refused", c.k)
 			continue
 		}
 		var re *dash.RangeError
-		if !errors.As(err, &re) {
-			t.Errorf("%+v: %v is not a *dash.RangeError", c.k, err)
+		var ve *dash.ValueError
+		if c.typed && !errors.As(err, &re) || !c.typed && !errors.As(err, &ve) {
+			t.Errorf("%v: %v (%T) is not the error type wanted", c.k, err, err)
 		}
 		for _, w := range c.want {
 			if !strings.Contains(err.Error(), w) {
-				t.Errorf("%+v: error %q does not say %q", c.k, err, w)
+				t.Errorf("%v: error %q does not say %q", c.k, err, w)
 			}
 		}
 	}
 }
 
 func TestKnobsWithUnitsBuild(t *testing.T) {
-	k := Knobs{TRead: 3 * unit.Microsecond, TProg: 100 * unit.Microsecond, PageSize: 4 * unit.KiB, LinkBandwidth: 1.6 * unit.TBps}
+	k := Knobs{"hbf.t_read": 3 * unit.Microsecond, "hbf.t_prog": 100 * unit.Microsecond, "hbf.page_size": 4 * unit.KiB, "link.usable": 1.6 * unit.TBps}
 	if err := build(k); err != nil {
 		t.Fatal(err)
 	}
-	if err := build(Knobs{TRead: 10 * unit.Nanosecond}); err != nil {
+	if err := build(Knobs{"hbf.t_read": 10 * unit.Nanosecond}); err != nil {
 		t.Fatalf("t_R = 10 ns, the lower limit: %v", err)
+	}
+	// any knob of the table, text with its unit too
+	exp, err := Build(summary.Case{Model: "qwen3-235b-a22b", System: "dash", Batch: 4, Prompt: 1024, Output: 128,
+		Modify: Knobs{"hbf.reading": dash.ReadingPaper, "execution.launch_only_overhead": true, "hbf.tsv_bandwidth": "6.4 TB/s"}.Apply()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if exp.System().HBF.Reading() != dash.ReadingPaper || !exp.Execution().LaunchOnlyOverhead || exp.System().HBF.TSVBandwidth != 6.4*unit.TBps {
+		t.Errorf("knobs not applied: %+v %+v", exp.System().HBF, exp.Execution())
 	}
 }
 
 // The paper's values written out are the paper's experiment; a changed one is a what-if
 // that names itself.
 func TestKnobsWhatIf(t *testing.T) {
-	paper := Knobs{TRead: 3 * unit.Microsecond, TProg: 100 * unit.Microsecond, PageSize: 4 * unit.KiB, LinkBandwidth: 1.6 * unit.TBps}
-	changed := paper
-	changed.LinkBandwidth = 0.8 * unit.TBps
+	paper := Knobs{"hbf.t_read": 3 * unit.Microsecond, "hbf.t_prog": 100 * unit.Microsecond, "hbf.page_size": 4 * unit.KiB, "link.usable": 1.6 * unit.TBps}
+	changed := Knobs{}
+	for p, v := range paper {
+		changed[p] = v
+	}
+	changed["link.usable"] = 0.8 * unit.TBps
 	for _, c := range []struct {
 		k    Knobs
 		want string
 	}{{paper, ""}, {changed, "what-if: link 1.6 -> 0.8 TB/s"}} {
 		points := Sweep([]summary.Case{{Model: "qwen3-235b-a22b", System: "relay-only", Batch: 1, Prompt: 64, Output: 2, Modify: c.k.Apply()}})
 		if got := points[0].WhatIf.String(); got != c.want {
-			t.Errorf("%+v: %q, want %q", c.k, got, c.want)
+			t.Errorf("%v: %q, want %q", c.k, got, c.want)
+		}
+	}
+}
+
+// The parameter help is the knob table's rows: the value set, the paper's value, the
+// unit, the range and the source.
+func TestKnobsHelp(t *testing.T) {
+	md := Knobs{"hbf.t_read": 8 * unit.Microsecond, "link.usable": 1.6}.HelpMarkdown()
+	for _, want := range []string{
+		"| `hbf.t_read` | t_R | 8µs | 3µs | duration | 10ns .. 10s | §VI-A",
+		"| `link.usable` | link | refused: link.usable = 1.6 (float64)",
+	} {
+		if !strings.Contains(md, want) {
+			t.Errorf("help has no %q:\n%s", want, md)
 		}
 	}
 }
@@ -76,7 +106,7 @@ func TestKnobsWhatIf(t *testing.T) {
 // A traced run off the paper's parts names its change in the route figure.
 func TestTraceWhatIf(t *testing.T) {
 	r, err := Trace(summary.Case{Model: "qwen3-235b-a22b", System: "dash", Batch: 1, Prompt: 64, Output: 2,
-		Modify: TRead(8 * unit.Microsecond)}, 1, 3)
+		Modify: Set("hbf.t_read", 8*unit.Microsecond)}, 1, 3)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,6 +1,6 @@
 // Package nb is what the dashlab notebooks share: the display helpers (Library, Show,
-// ShowFig, MD, Must, through GoNB's gonbui), composable knobs (With, TRead, PageSize,
-// ...), parallel sweeps of catalogue experiments (Grid, LengthGrid, Sweep) whose points
+// ShowFig, MD, Must, through GoNB's gonbui), knobs by path from dash's knob table
+// (Knobs, Set, With, Help), parallel sweeps of catalogue experiments (Grid, LengthGrid, Sweep) whose points
 // carry their own case, and traced runs. A notebook's setup is its imports:
 //
 //	import (
@@ -20,7 +20,6 @@ import (
 	"github.com/dashlab/dashlab/charts"
 	"github.com/dashlab/dashlab/dash"
 	"github.com/dashlab/dashlab/dash/sim"
-	"github.com/dashlab/dashlab/dash/unit"
 	"github.com/dashlab/dashlab/reference"
 	"github.com/dashlab/dashlab/reference/reproduce"
 	"github.com/dashlab/dashlab/summary"
@@ -126,44 +125,4 @@ func Run(c summary.Case) (charts.NamedResult, error) {
 		return charts.NamedResult{}, err
 	}
 	return charts.NamedResult{Name: charts.SystemName(c.System), Result: r, WhatIf: reproduce.CaseChanges(c, exp), ModelName: exp.Model().Name}, nil
-}
-
-// Knobs are the memory-system parameters the notebooks expose, written with their
-// units; the notebooks write the paper's values out:
-//
-//	nb.Knobs{TRead: 3 * unit.Microsecond, TProg: 100 * unit.Microsecond, PageSize: 4 * unit.KiB, LinkBandwidth: 1.6 * unit.TBps}
-//
-// A field left out (zero) keeps the system's value. Every value given is checked by
-// the builder: nb.Knobs{TRead: 3} (3 ns, a number without its unit) is refused with
-// "hbf.t_read = 3ns: outside the plausible range 10ns .. 10s (... did you mean 3µs
-// ...)". Apply returns them as a summary.Case.Modify function (With composes the same knobs
-// one at a time).
-type Knobs struct {
-	TRead, TProg  unit.Duration
-	PageSize      unit.Bytes
-	LinkBandwidth unit.BytesPerSecond
-	// Execution replaces the execution switches when non-nil.
-	Execution *dash.ExecutionSpec
-}
-
-// Apply returns the builder change the knobs make (nil when they change nothing). A
-// negative value is applied, and refused by the builder, like any implausible one.
-func (k Knobs) Apply() func(dash.ExperimentBuilder) dash.ExperimentBuilder {
-	var ks []Knob
-	if k.TRead != 0 {
-		ks = append(ks, TRead(k.TRead))
-	}
-	if k.TProg != 0 {
-		ks = append(ks, TProg(k.TProg))
-	}
-	if k.PageSize != 0 {
-		ks = append(ks, PageSize(k.PageSize))
-	}
-	if k.LinkBandwidth != 0 {
-		ks = append(ks, LinkBandwidth(k.LinkBandwidth))
-	}
-	if k.Execution != nil {
-		ks = append(ks, Execution(*k.Execution))
-	}
-	return With(ks...)
 }

@@ -229,8 +229,8 @@ func TestReadingValuesAndGrid(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if ex := exp.Execution(); ex.Lookahead != isDASH(c.System) || !ex.LaunchOnlyOverhead || exp.System().HBF.ReadWavesInFlight != 0 {
-			t.Errorf("%s: %+v, depth %d", c.System, ex, exp.System().HBF.ReadWavesInFlight)
+		if ex := exp.Execution(); ex.Lookahead != isDASH(c.System) || !ex.LaunchOnlyOverhead || exp.System().HBF.ReadWavesInFlight != dash.ReadWavesUnbounded {
+			t.Errorf("%s: %+v, depth %v", c.System, ex, exp.System().HBF.ReadWavesInFlight)
 		}
 	}
 }

@@ -23,7 +23,7 @@ type Builder struct {
 // Base is an experiment file of a catalogue model on a named system with
 // the paper's GPU and default workload (B/L_in/L_out = 4/1K/128).
 func Base(model, system string) dash.ExperimentFile {
-	return dash.ExperimentFile{Model: model, System: system, Workload: dash.WorkloadSpec{Batch: 4, Prompt: 1024, Output: 128}}
+	return dash.ExperimentFile{Model: model, System: system, Workload: dash.DefaultWorkload()}
 }
 
 // New starts a sweep of the base experiment.
@@ -132,8 +132,43 @@ func (b Builder) Count(path string, from, to any, n int) Builder {
 	return b.addRange(path, from, to, func(r *RangeSpec) error { r.Count = n; return nil })
 }
 
-// Knobs sets derived knobs for every point (see [Knobs]).
-func (b Builder) Knobs(k Knobs) Builder { b.spec.Knobs = k; return b }
+// Set sets a memory-system knob for every point (an override of the base,
+// written as overrides.PATH: VALUE with its unit): Set("link.usable",
+// 0.8*unit.TBps), Set("hbf.reading", dash.ReadingPaper). Axes are applied
+// after it.
+func (b Builder) Set(path string, v any) Builder {
+	st, err := dash.SettingOf(path, v)
+	if err == nil {
+		if k, _ := dash.LookupKnob(path); !isSystemKnob(k) {
+			err = fmt.Errorf("%s is not a memory-system knob (set it in the base, or sweep it)", path)
+		}
+	}
+	if err != nil {
+		return b.fail(fmt.Errorf("set: %w", err))
+	}
+	base := b.spec.Base
+	base.Content = append([]*yaml.Node(nil), base.Content...)
+	var over *yaml.Node
+	for i := 0; i+1 < len(base.Content); i += 2 {
+		if base.Content[i].Value == "overrides" {
+			o := *base.Content[i+1]
+			o.Content = append([]*yaml.Node(nil), o.Content...)
+			over, base.Content[i+1] = &o, &o
+		}
+	}
+	if over == nil {
+		over = &yaml.Node{Kind: yaml.MappingNode}
+		base.Content = append(base.Content, &yaml.Node{Kind: yaml.ScalarNode, Value: "overrides"}, over)
+	}
+	over.Content = append(over.Content, &yaml.Node{Kind: yaml.ScalarNode, Value: st.Path}, &yaml.Node{Kind: yaml.ScalarNode, Value: st.Value})
+	b.spec.Base = base
+	return b
+}
+
+func isSystemKnob(k dash.Knob) bool {
+	_, err := k.Get(dash.KnobTarget{System: &dash.SystemSpec{}})
+	return k.Path != "" && err == nil
+}
 
 // Zip makes the axes of paths advance together.
 func (b Builder) Zip(paths ...string) Builder {

@@ -108,16 +108,16 @@ type Point struct {
 	// the base's; System holds the result of applying them and the axes.
 	File dash.ExperimentFile
 	// System is the point's memory system: the file's system with the
-	// base's overrides, the axes' overrides and the knobs applied.
+	// base's overrides, then the axes' knobs, applied (dash.ApplySettings).
 	System dash.SystemSpec
-	// Knobs are the point's derived knobs (already applied to System).
-	Knobs Knobs
 	// Model is the point's model.
 	Model dash.ModelSpec
 	// Timing is the GPU timing model of the point's profile and GPU.
 	Timing dash.Timing
 	// Params is a pointer to the kind's section (nil when it has none).
 	Params any
+
+	err error // the axes' knobs could not be applied (reported by validation)
 }
 
 // Builder returns an experiment builder holding the point.

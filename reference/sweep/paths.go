@@ -1,6 +1,7 @@
 package sweep
 
 import (
+	"errors"
 	"fmt"
 	"path/filepath"
 	"reflect"
@@ -16,12 +17,10 @@ type target int
 const (
 	// inFile is a field of the experiment file (model, workload.batch, ...).
 	inFile target = iota
-	// inSystem is a memory-system field under overrides.
+	// inSystem is a memory-system knob under overrides (see [dash.Knob]).
 	inSystem
 	// inParams is a field of the kind's own section.
 	inParams
-	// inKnobs is a derived knob (see [Knobs]).
-	inKnobs
 )
 
 // field is a resolved path: where it points and the type of its value.
@@ -29,13 +28,10 @@ type field struct {
 	target target
 	index  []int
 	typ    reflect.Type
+	knob   dash.Knob // inSystem: the knob
 }
 
-var (
-	fileType   = reflect.TypeFor[dash.ExperimentFile]()
-	systemType = reflect.TypeFor[dash.SystemSpec]()
-	knobsType  = reflect.TypeFor[Knobs]()
-)
+var fileType = reflect.TypeFor[dash.ExperimentFile]()
 
 // resolvePath finds the field a path names. section and params are the
 // kind's own section key and type (empty and nil when it has none).
@@ -49,28 +45,27 @@ func resolvePath(path, section string, params reflect.Type) (field, error) {
 	switch {
 	case parts[0] == "overrides":
 		if len(parts) == 1 {
-			return field{}, fmt.Errorf("path %q: name a system field (overrides.hbf.t_read, overrides.link.usable, ...)", path)
+			return field{}, fmt.Errorf("path %q: name a memory-system knob (overrides.hbf.t_read, overrides.link.usable, ...; dashlab knobs lists them)", path)
 		}
-		idx, typ, err := walk(systemType, parts[1:], "overrides")
-		return field{inSystem, idx, typ}, err
-	case parts[0] == knobsSection:
-		if len(parts) == 1 {
-			return field{}, fmt.Errorf("path %q: name a knob (knobs.page_size, knobs.link_bandwidth, knobs.reading)", path)
+		k, err := systemKnob(strings.Join(parts[1:], "."))
+		if err != nil {
+			return field{}, err
 		}
-		idx, typ, err := walk(knobsType, parts[1:], knobsSection)
-		return field{inKnobs, idx, typ}, err
+		return field{target: inSystem, typ: k.Type(), knob: k}, nil
+	case parts[0] == "knobs":
+		return field{}, fmt.Errorf("path %q: the knobs section is gone: every knob is an override path (%s)", path, renamedKnob(parts[1:]))
 	case section != "" && parts[0] == section:
 		if len(parts) == 1 {
 			return field{}, fmt.Errorf("path %q: name a field of %s", path, section)
 		}
 		idx, typ, err := walk(params, parts[1:], section)
-		return field{inParams, idx, typ}, err
+		return field{target: inParams, index: idx, typ: typ}, err
 	}
 	idx, typ, err := walk(fileType, parts, "")
 	if err != nil && section != "" {
 		err = fmt.Errorf("%w (or %s.*)", err, section)
 	}
-	return field{inFile, idx, typ}, err
+	return field{target: inFile, index: idx, typ: typ}, err
 }
 
 // walk follows YAML keys through struct types.
@@ -136,7 +131,7 @@ func keysOf(t reflect.Type) []string {
 		}
 	}
 	if t == fileType {
-		out = append(out, "overrides.*", "knobs.*")
+		out = append(out, "overrides.*")
 	}
 	sort.Strings(out)
 	return out
@@ -146,4 +141,40 @@ func keysOf(t reflect.Type) []string {
 func lockPath(path string) string {
 	dir, base := filepath.Split(path)
 	return filepath.Join(dir, "."+base+".lock")
+}
+
+// systemKnob is the memory-system knob of a path under overrides.
+func systemKnob(path string) (dash.Knob, error) {
+	k, err := dash.LookupKnob(path)
+	if err != nil {
+		if under := dash.KnobsUnder(path); len(under) > 0 {
+			names := make([]string, 0, len(under))
+			for _, u := range under {
+				names = append(names, "overrides."+u.Path)
+			}
+			return dash.Knob{}, fmt.Errorf("path %q: a section; name one of its knobs (%s)", "overrides."+path, strings.Join(names, ", "))
+		}
+		var ve *dash.ValueError
+		if errors.As(err, &ve) {
+			return dash.Knob{}, fmt.Errorf("path %q: %s", "overrides."+path, strings.Replace(ve.Reason, "did you mean ", "did you mean overrides.", 1))
+		}
+		return dash.Knob{}, err
+	}
+	if !isSystemKnob(k) {
+		return dash.Knob{}, fmt.Errorf("path %q: %s is not a memory-system knob (write it as %s)", "overrides."+path, path, path)
+	}
+	return k, nil
+}
+
+// renamedKnob says what a knobs.* path of earlier specs is now.
+func renamedKnob(keys []string) string {
+	switch strings.Join(keys, ".") {
+	case "page_size":
+		return "overrides.hbf.page_size, the SRAM regions following the page wave"
+	case "link_bandwidth":
+		return "overrides.link.usable, the lane rate following"
+	case "reading":
+		return "overrides.hbf.reading: paper or physical"
+	}
+	return "overrides.hbf.page_size, overrides.link.usable, overrides.hbf.reading, ..."
 }

@@ -31,7 +31,6 @@ type Plan struct {
 	base    dash.ExperimentFile
 	baseDir string
 	params  reflect.Value // the kind's section (invalid when none)
-	knobs   Knobs         // the spec's knobs section
 	section string
 	ptype   reflect.Type
 
@@ -81,7 +80,11 @@ func CompileProgress(s Spec, progress func(done, total int)) (*Plan, error) {
 	ptype := p.ptype
 	for key, n := range s.Params {
 		if key != p.section || p.section == "" {
-			return nil, fmt.Errorf("%s: line %d: unknown field %q (known: name, kind, base, base_file, knobs, axes, zip, where%s)",
+			if key == "knobs" {
+				return nil, fmt.Errorf("%s: line %d: the knobs section is gone: set the knobs of every point under base.overrides by their paths (overrides: {hbf: {page_size: 8 KiB, reading: paper}, link: {usable: 0.8 TB/s}})",
+					src, n.Line)
+			}
+			return nil, fmt.Errorf("%s: line %d: unknown field %q (known: name, kind, base, base_file, axes, zip, where%s)",
 				src, n.Line, key, sectionHint(p.section))
 		}
 	}
@@ -95,10 +98,9 @@ func CompileProgress(s Spec, progress func(done, total int)) (*Plan, error) {
 			p.params = v
 		}
 	}
-	if p.section == knobsSection {
-		return nil, fmt.Errorf("%s: kind %s: its section may not be called %q", src, k.Name(), knobsSection)
+	if p.section == "knobs" || p.section == "overrides" {
+		return nil, fmt.Errorf("%s: kind %s: its section may not be called %q", src, k.Name(), p.section)
 	}
-	p.knobs = s.Knobs
 	if p.base, p.baseDir, err = s.baseFile(); err != nil {
 		return nil, err
 	}
@@ -432,9 +434,9 @@ func (p *Plan) fingerprintOf() ([sha256.Size]byte, error) {
 		Kind   string
 		Base   dash.ExperimentFile
 		System dash.SystemSpec
-		Knobs  Knobs
+		Knobs  legacyKnobs
 		Params any
-	}{p.kind.Name(), base, sys, p.knobs, params})
+	}{p.kind.Name(), base, sys, legacyKnobs{}, params})
 	if err != nil {
 		return [sha256.Size]byte{}, err
 	}
@@ -494,14 +496,14 @@ func (p *Plan) digits(raw int) []int {
 
 // materialize applies one value index per dimension to the base.
 func (p *Plan) materialize(digits []int) Point {
-	pt := Point{File: p.base, Labels: make([]string, len(p.axes)), Knobs: p.knobs}
+	pt := Point{File: p.base, Labels: make([]string, len(p.axes))}
 	var params reflect.Value
 	if p.params.IsValid() {
 		params = reflect.New(p.params.Type())
 		params.Elem().Set(p.params)
 		pt.Params = params.Interface()
 	}
-	var sysSets []func(*dash.SystemSpec)
+	var sysSets []dash.Setting
 	for d, dm := range p.dims {
 		vi := digits[d]
 		for _, ai := range dm.axes {
@@ -512,11 +514,9 @@ func (p *Plan) materialize(digits []int) Point {
 			case inFile:
 				setFile(&pt.File, a, v)
 			case inSystem:
-				sysSets = append(sysSets, func(s *dash.SystemSpec) { reflect.ValueOf(s).Elem().FieldByIndex(a.field.index).Set(v) })
+				sysSets = append(sysSets, dash.Setting{Path: a.field.knob.Path, Value: a.labels[vi]})
 			case inParams:
 				params.Elem().FieldByIndex(a.field.index).Set(v)
-			case inKnobs:
-				reflect.ValueOf(&pt.Knobs).Elem().FieldByIndex(a.field.index).Set(v)
 			}
 		}
 	}
@@ -524,10 +524,9 @@ func (p *Plan) materialize(digits []int) Point {
 		pt.File.Workload = wk.Workload(pt)
 	}
 	pt.System = p.systems[pt.File.System]
-	for _, set := range sysSets {
-		set(&pt.System)
+	if err := dash.ApplySettings(dash.KnobTarget{System: &pt.System}, sysSets...); err != nil {
+		pt.err = err // the labels read back exactly (see label); kept for validate
 	}
-	pt.System = pt.Knobs.apply(pt.System)
 	pt.Model = p.models[modelKey(pt.File)]
 	pt.Timing = p.timings[[2]string{pt.File.Profile, pt.File.GPU}]
 	pt.Key = p.keyOf(pt.Labels)
@@ -559,7 +558,7 @@ func keyLabel(t reflect.Type, label string) string {
 
 // validate checks a materialised point.
 func (p *Plan) validate(pt Point) error {
-	errs := []error{pt.Knobs.validate(), pt.System.Validate(), pt.File.Workload.Validate(), pt.File.Execution.Validate()}
+	errs := []error{pt.err, pt.System.Validate(), pt.File.Workload.Validate(), pt.File.Execution.Validate()}
 	w := pt.File.Workload
 	if pt.Model.MaxContext > 0 && w.Prompt+w.Output > pt.Model.MaxContext {
 		errs = append(errs, fmt.Errorf("workload: prompt + output = %d tokens exceeds model %s max_context %d",

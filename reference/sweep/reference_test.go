@@ -156,9 +156,9 @@ func TestFig12SpecsMatchHarness(t *testing.T) {
 		param      summary.Fig12Param
 	}{
 		{"fig12-t-read.yaml", "overrides.hbf.t_read", summary.Fig12TRead},
-		{"fig12-page-size.yaml", "knobs.page_size", summary.Fig12PageSize},
+		{"fig12-page-size.yaml", "overrides.hbf.page_size", summary.Fig12PageSize},
 		{"fig12-t-prog.yaml", "overrides.hbf.t_prog", summary.Fig12TProg},
-		{"fig12-d2d.yaml", "knobs.link_bandwidth", summary.Fig12Link},
+		{"fig12-d2d.yaml", "overrides.link.usable", summary.Fig12Link},
 	} {
 		r, err := reference.ExampleSweep(c.file)
 		if err != nil {
@@ -185,7 +185,7 @@ func TestFig12SpecsMatchHarness(t *testing.T) {
 				if label == "0 (reference)" {
 					label = "1ns"
 				}
-				row, err := tb.Find("knobs.reading", rd.String(), c.axis, label)
+				row, err := tb.Find("overrides.hbf.reading", rd.String(), c.axis, label)
 				if err != nil {
 					t.Errorf("%s: %v", c.file, err)
 					continue
@@ -195,7 +195,7 @@ func TestFig12SpecsMatchHarness(t *testing.T) {
 				}
 				if c.param == summary.Fig12TProg {
 					// the write stall from two rows: E2E less the 1ns row's E2E
-					ref, err := tb.Find("knobs.reading", rd.String(), c.axis, "1ns")
+					ref, err := tb.Find("overrides.hbf.reading", rd.String(), c.axis, "1ns")
 					if err != nil {
 						t.Fatal(err)
 					}

@@ -24,8 +24,6 @@ type Spec struct {
 	// BaseFile is an experiment file to use as the base instead of Base
 	// (relative paths are relative to the spec file).
 	BaseFile string `yaml:"base_file"`
-	// Knobs sets derived knobs for every point (see [Knobs]).
-	Knobs Knobs `yaml:"knobs"`
 	// Params is the base of the kind's own section (for example the serving
 	// load), when the kind has one; its key is the kind's section name.
 	Params map[string]yaml.Node `yaml:",inline"`

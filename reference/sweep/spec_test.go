@@ -3,6 +3,9 @@ package sweep
 import (
 	"strings"
 	"testing"
+
+	"github.com/dashlab/dashlab/dash"
+	"github.com/dashlab/dashlab/dash/unit"
 )
 
 func TestSpecErrors(t *testing.T) {
@@ -12,7 +15,7 @@ func TestSpecErrors(t *testing.T) {
 		want       []string
 	}{
 		{"unknown path", "axes: [{path: overrides.hbf.t_reed, values: [3us]}]",
-			[]string{"axis 1 (overrides.hbf.t_reed)", `unknown field "t_reed" in overrides.hbf`, "t_read"}},
+			[]string{"axis 1 (overrides.hbf.t_reed)", `path "overrides.hbf.t_reed": no such knob (did you mean overrides.hbf.t_read?)`}},
 		{"unknown top path", "axes: [{path: workload.batchsize, values: [1]}]",
 			[]string{"axis 1 (workload.batchsize)", `unknown field "batchsize" in workload`}},
 		{"wrong unit", "axes: [{path: overrides.hbf.t_read, values: [3us, 4 GB]}]",
@@ -153,13 +156,15 @@ func TestBuilderMatchesYAML(t *testing.T) {
 	}
 }
 
-func TestKnobs(t *testing.T) {
+// The knobs with a rule follow it in a sweep as in the builder: the page
+// size sizes the SRAM regions, the link rate scales the lane rate, the
+// reading sets the read pipeline; a field set beside them keeps its value.
+func TestKnobRules(t *testing.T) {
 	p := compileYAML(t, `
-base: {model: qwen3-235b-a22b, system: dash, workload: {batch: 4, prompt: 1024, output: 128}}
-knobs: {reading: paper}
+base: {model: qwen3-235b-a22b, system: dash, workload: {batch: 4, prompt: 1024, output: 128}, overrides: {hbf: {reading: paper}}}
 axes:
-  - {path: knobs.page_size, values: [4 KiB, 16 KiB]}
-  - {path: knobs.link_bandwidth, values: [1.6 TB/s, 3.2 TB/s]}
+  - {path: overrides.hbf.page_size, values: [4 KiB, 16 KiB]}
+  - {path: overrides.link.usable, values: [1.6 TB/s, 3.2 TB/s]}
 `)
 	pt, _ := p.Point(3)
 	h, l := pt.System.HBF, pt.System.Link
@@ -169,13 +174,25 @@ axes:
 	if l.Usable.String() != "3.2 TB/s" || l.GTPerSecond != 128 {
 		t.Errorf("link knob: %+v", l)
 	}
-	if h.ReadWavesInFlight != 0 {
-		t.Errorf("reading knob: read_waves_in_flight = %d", h.ReadWavesInFlight)
+	if h.ReadWavesInFlight != dash.ReadWavesUnbounded {
+		t.Errorf("reading knob: read_waves_in_flight = %v", h.ReadWavesInFlight)
+	}
+	p = compileYAML(t, `
+base: {model: qwen3-235b-a22b, system: dash, workload: {batch: 4, prompt: 1024, output: 128}}
+axes:
+  - {path: overrides.hbf.sram.region_size, values: [64 MiB]}
+  - {path: overrides.hbf.page_size, values: [16 KiB]}
+`)
+	if pt, _ := p.Point(0); pt.System.HBF.SRAM.RegionSize != 64*unit.MiB || pt.System.HBM.RelaySRAM.RegionSize != pt.System.HBF.PageWave()/2 {
+		t.Errorf("page size beside an explicit region: %+v", pt.System)
 	}
 	for _, bad := range []struct{ spec, want string }{
-		{"axes: [{path: knobs.reading, values: [paper, sideways]}]", `knobs.reading: reading "sideways"`},
-		{"axes: [{path: knobs.page_size, values: [4 KiB, -4 KiB]}]", "knobs.page_size = -4 KiB"},
-		{"axes: [{path: knobs.pages, values: [1]}]", `unknown field "pages" in knobs`},
+		{"axes: [{path: overrides.hbf.reading, values: [paper, sideways]}]", `reading "sideways": want paper or physical`},
+		{"axes: [{path: overrides.hbf.page_size, values: [4 KiB, -4 KiB]}]", "hbf.page_size = -4 KiB"},
+		{"axes: [{path: knobs.page_size, values: [4 KiB]}]", "the knobs section is gone: every knob is an override path (overrides.hbf.page_size"},
+		{"knobs: {reading: paper}\naxes: [{path: workload.batch, values: [1]}]", "the knobs section is gone"},
+		{"axes: [{path: overrides.hbf.sram, values: [1]}]", `path "overrides.hbf.sram": a section; name one of its knobs (overrides.hbf.sram.regions`},
+		{"axes: [{path: overrides.workload.batch, values: [1]}]", "workload.batch is not a memory-system knob"},
 	} {
 		s, err := DecodeSpec(strings.NewReader("base: {model: qwen3-235b-a22b, system: dash, workload: {batch: 4, prompt: 1024, output: 128}}\n"+bad.spec), "k.yaml", ".")
 		if err == nil {
@@ -183,6 +200,28 @@ axes:
 		}
 		if err == nil || !strings.Contains(err.Error(), bad.want) {
 			t.Errorf("%s: error %v, want %q", bad.spec, err, bad.want)
+		}
+	}
+}
+
+// Builder.Set writes a knob into the base's overrides, for every point.
+func TestBuilderSet(t *testing.T) {
+	p, err := New(Base("qwen3-235b-a22b", "dash")).Set("link.usable", 0.8*unit.TBps).Set("hbf.reading", dash.ReadingPaper).
+		Axis("overrides.hbf.page_size", "4 KiB", "8 KiB").Compile()
+	if err != nil {
+		t.Fatal(err)
+	}
+	pt, _ := p.Point(1)
+	if s := pt.System; s.Link.Usable != 0.8*unit.TBps || s.Link.GTPerSecond != 32 || s.HBF.Reading() != dash.ReadingPaper || s.HBF.SRAM.RegionSize != 16*unit.MiB {
+		t.Errorf("point %+v", s)
+	}
+	for _, c := range []struct {
+		path string
+		v    any
+		want string
+	}{{"link.usable", 0.8, "want a unit.BytesPerSecond"}, {"workload.batch", 4, "not a memory-system knob"}, {"hbf.t_raed", "3us", "did you mean hbf.t_read?"}} {
+		if _, err := New(Base("qwen3-235b-a22b", "dash")).Set(c.path, c.v).Axis("workload.batch", 1).Compile(); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("Set(%s, %v): %v, want %q", c.path, c.v, err, c.want)
 		}
 	}
 }

@@ -10,7 +10,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/dashlab/dashlab/dash/unit"
+	"github.com/dashlab/dashlab/dash"
 )
 
 // newFlags returns a flag set that reports errors instead of exiting and
@@ -161,4 +161,46 @@ func (t *table) write(w io.Writer) {
 	}
 }
 
-func parseDuration(s string) (unit.Duration, error) { return unit.ParseDuration(s) }
+// settingsFlag collects --set PATH=VALUE (repeatable): knobs of the knob
+// table (`dashlab knobs`), each read and checked as the flag is parsed. A
+// blank value is left to parse, which refuses it naming the flag.
+type settingsFlag struct {
+	list  []dash.Setting
+	blank bool
+}
+
+func (s *settingsFlag) String() string {
+	parts := make([]string, len(s.list))
+	for i, x := range s.list {
+		parts[i] = x.String()
+	}
+	return strings.Join(parts, " ")
+}
+
+// Get is the flag's text ("" when a value was blank), for parse.
+func (s *settingsFlag) Get() any {
+	if s.blank {
+		return ""
+	}
+	return s.String()
+}
+
+func (s *settingsFlag) Set(text string) error {
+	if strings.TrimSpace(text) == "" {
+		s.blank = true
+		return nil
+	}
+	st, err := dash.ParseSetting(text)
+	if err != nil {
+		return err
+	}
+	s.list = append(s.list, st)
+	return nil
+}
+
+// addSetFlag adds --set to a command that builds experiments.
+func addSetFlag(fs *flag.FlagSet) *settingsFlag {
+	s := &settingsFlag{}
+	fs.Var(s, "set", "set a knob, PATH=VALUE with its unit (repeatable): --set hbf.t_read=10us --set link.usable=0.8TB/s; 'dashlab knobs' lists them")
+	return s
+}

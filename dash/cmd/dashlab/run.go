@@ -16,7 +16,7 @@ func init() {
 }
 
 func runRun(args []string, _ io.Reader, stdout, stderr io.Writer) error {
-	fs := newFlags("run", "run (--model ID --system ID [--batch B --prompt N --output N] | --file EXPERIMENT.yaml) [--gpu ID] [--format table|json|csv [--table classes|routes|links|hbf]] [--perf]", stderr)
+	fs := newFlags("run", "run (--model ID --system ID [--batch B --prompt N --output N] | --file EXPERIMENT.yaml) [--gpu ID] [--set PATH=VALUE ...] [--format table|json|csv [--table classes|routes|links|hbf]] [--perf]", stderr)
 	model := fs.String("model", "", "catalogue model id (see 'dashlab models')")
 	system := fs.String("system", "dash", "named system (see 'dashlab systems'): dash, relay-only, direct-only, compact-dash, dash-N, ...")
 	file := fs.String("file", "", "experiment YAML file (instead of --model/--system)")
@@ -24,7 +24,7 @@ func runRun(args []string, _ io.Reader, stdout, stderr io.Writer) error {
 	prompt := fs.Int("prompt", 1024, "prompt tokens L_in")
 	output := fs.Int("output", 128, "generated tokens L_out")
 	gpuID := fs.String("gpu", reference.DefaultGPU, "GPU whose timings are used: h100-pcie (derived) or h200-sxm (measured)")
-	tread := fs.String("t-read", "", "override the HBF read latency t_R (e.g. 10us or 10µs)")
+	sets := addSetFlag(fs)
 	format := fs.String("format", "table", "output format: table, json (the whole result) or csv (one table of it, see --table)")
 	tables := addTableFlag(fs, "classes", "routes", "links", "hbf")
 	perf := fs.Bool("perf", false, "with --format json: add the simulation's wall time (wall_ns), which differs from run to run")
@@ -50,12 +50,12 @@ func runRun(args []string, _ io.Reader, stdout, stderr io.Writer) error {
 		var clash []string
 		for _, f := range setFlags(fs) {
 			switch f {
-			case "--model", "--system", "--batch", "--prompt", "--output", "--gpu", "--t-read":
+			case "--model", "--system", "--batch", "--prompt", "--output", "--gpu":
 				clash = append(clash, f)
 			}
 		}
 		if len(clash) > 0 {
-			return fmt.Errorf("%w: --file sets the whole experiment; %s cannot be combined with it (change the file instead)",
+			return fmt.Errorf("%w: --file sets the whole experiment; %s cannot be combined with it (change the file, or --set a knob)",
 				errUsage, strings.Join(clash, ", "))
 		}
 	}
@@ -64,18 +64,13 @@ func runRun(args []string, _ io.Reader, stdout, stderr io.Writer) error {
 	switch {
 	case *file != "":
 		exp, err = reference.LoadExperiment(*file)
+		if err == nil && len(sets.list) > 0 {
+			exp, err = exp.Builder().Name(exp.Name()).With(sets.list...).Build()
+		}
 	case *model == "":
 		return fmt.Errorf("%w: set --model (or --file)", errUsage)
 	default:
-		b := reference.Experiment(*model, *system).GPU(*gpuID).Batch(*batch).Prompt(*prompt).Output(*output)
-		if *tread != "" {
-			d, perr := parseDuration(*tread)
-			if perr != nil {
-				return fmt.Errorf("%w: --t-read: %v", errUsage, perr)
-			}
-			b = b.TRead(d)
-		}
-		exp, err = b.Build()
+		exp, err = reference.Experiment(*model, *system).GPU(*gpuID).Batch(*batch).Prompt(*prompt).Output(*output).With(sets.list...).Build()
 	}
 	if err != nil {
 		return err

@@ -31,6 +31,7 @@ type serveOutput struct {
 	Model       string          `json:"model"`
 	System      string          `json:"system"`
 	Scheduler   serve.Scheduler `json:"scheduler"`
+	Knobs       []dash.Setting  `json:"knobs,omitempty"`
 	Trace       string          `json:"trace,omitempty"`
 	Load        float64         `json:"load,omitempty"`
 	Baseline    string          `json:"baseline,omitempty"`
@@ -56,7 +57,7 @@ type serveRun struct {
 }
 
 func runServe(args []string, _ io.Reader, stdout, stderr io.Writer) error {
-	fs := newFlags("serve", "serve --model ID --system ID (--rate R | --load F | --trace FILE) [--requests N --warmup W --seeds K] [--mode mixed|serial] [--format table|json|csv]", stderr)
+	fs := newFlags("serve", "serve --model ID --system ID (--rate R | --load F | --trace FILE) [--requests N --warmup W --seeds K] [--mode mixed|serial] [--set PATH=VALUE ...] [--format table|json|csv]", stderr)
 	model := fs.String("model", "qwen3-235b-a22b", "catalogue model id (see 'dashlab models')")
 	system := fs.String("system", "dash", "named system: dash, relay-only, direct-only, compact-dash, ...")
 	gpuID := fs.String("gpu", reference.DefaultGPU, "GPU whose timings are used")
@@ -76,6 +77,7 @@ func runServe(args []string, _ io.Reader, stdout, stderr io.Writer) error {
 	quantum := fs.Int("approx-kv-quantum", 0, fmt.Sprintf("optional approximation: round decode contexts to this many tokens (0: exact; at most %d)", serve.MaxTokens))
 	format := fs.String("format", "table", "output format: table, json or csv")
 	perf := fs.Bool("perf", false, "with --format json: add each run's wall time (wall_s), which differs from run to run")
+	sets := addSetFlag(fs)
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -139,10 +141,10 @@ func runServe(args []string, _ io.Reader, stdout, stderr io.Writer) error {
 	if err := sched.Validate(); err != nil {
 		return fmt.Errorf("%w: --max-batch %d, --budget %d, --chunk %d: %v", errUsage, *maxBatch, *budget, *chunk, oneLineErr(err))
 	}
-	experiment := func(sys string) (dash.Experiment, error) {
-		return reference.Experiment(*model, sys).GPU(*gpuID).Batch(1).Prompt(*budget).Output(1).Build()
+	experiment := func(sys string, sets ...dash.Setting) (dash.Experiment, error) {
+		return reference.Experiment(*model, sys).GPU(*gpuID).Batch(1).Prompt(*budget).Output(1).With(sets...).Build()
 	}
-	exp, err := experiment(*system)
+	exp, err := experiment(*system, sets.list...) // the knobs change the system served, not the --load baseline
 	if err != nil {
 		return err
 	}
@@ -156,7 +158,7 @@ func runServe(args []string, _ io.Reader, stdout, stderr io.Writer) error {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	out := serveOutput{Model: *model, System: *system, Scheduler: sched, Trace: *trace, Approx: cfg.Approx}
+	out := serveOutput{Model: *model, System: *system, Knobs: sets.list, Scheduler: sched, Trace: *trace, Approx: cfg.Approx}
 	prog := newServeProgress(stderr)
 	defer prog.finish()
 

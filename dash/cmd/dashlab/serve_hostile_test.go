@@ -67,11 +67,11 @@ func TestServeHostileInputs(t *testing.T) {
 
 // Empty string flags stood for their defaults (--t-read "" ran the
 // catalogue's t_R, --host-dir "" the shipped host data, --trace "" asked
-// for a rate): each is refused naming the flag.
+// for a rate): each is refused naming the flag (--set took --t-read's place).
 func TestEmptyStringFlags(t *testing.T) {
 	for _, args := range [][]string{
-		{"run", "--model", "qwen3-235b-a22b", "--t-read", ""},
-		{"run", "--model", "qwen3-235b-a22b", "--t-read", "  "},
+		{"run", "--model", "qwen3-235b-a22b", "--set", ""},
+		{"run", "--model", "qwen3-235b-a22b", "--set", "  "},
 		{"offload", "--host-dir", ""},
 		{"serve", "--trace", ""},
 		{"sweep", "--spec", ""},
