@@ -261,7 +261,11 @@ func (e *Experiment) buildStages(w dash.WorkloadSpec) error {
 				e.spec.ID, p, s, s*per, (s+1)*per-1, e.spec.GPU.Timing, e.memory, err)
 		}
 		st := Stage{Index: s, FirstLayer: s * per, GPU: gpu, placement: make([]*layerPlacement, per)}
-		if p.Expert > 1 {
+		// Expert parallelism places the experts over the stage's GPUs; without
+		// it a skewed routing still sets how many experts each layer reads
+		// (every GPU holds every expert, its slice of each).
+		if p.Expert > 1 || e.routing.kind() != RoutingBalanced {
+			w := max(1, p.Expert)
 			var shared *layerPlacement // balanced routing: every layer alike
 			for l := range per {
 				if !slices.Contains(moe, s*per+l) {
@@ -271,7 +275,7 @@ func (e *Experiment) buildStages(w dash.WorkloadSpec) error {
 					st.placement[l] = shared
 					continue
 				}
-				lp := e.placement.place(e.routing.popularity(s*per+l, m.FFN.RoutedExperts), p.Expert)
+				lp := e.placement.place(e.routing.popularity(s*per+l, m.FFN.RoutedExperts), w)
 				st.placement[l] = &lp
 				if e.routing.kind() == RoutingBalanced {
 					shared = &lp

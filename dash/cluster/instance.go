@@ -328,8 +328,11 @@ func (in *Instance) plan(s int, rows []sim.Row) (*plan, error) {
 	}
 	perGroup := grp(tokens, hidden)
 	ep := p.Expert > 1
-	if ep {
-		pl.part.Experts = make([]sim.ExpertLoad, per)
+	for _, lp := range sr.st.placement {
+		if lp != nil { // loads from the placement (expert parallelism, or skewed routing)
+			pl.part.Experts = make([]sim.ExpertLoad, per)
+			break
+		}
 	}
 	pl.part.NoEmbed = s > 0
 	pl.part.NoHead = s < len(in.stages)-1
@@ -348,13 +351,16 @@ func (in *Instance) plan(s int, rows []sim.Row) (*plan, error) {
 			}
 			continue
 		}
+		lp := sr.st.placement[l]
 		if !ep {
+			if lp != nil { // every GPU reads its slice of the experts the skewed routing selects
+				pl.part.Experts[l] = loadOf(lp, []int{total}, m.FFN.TopK, t, hidden, false).loads[0]
+			}
 			if t > 1 { // tensor-parallel experts: partial sums all-reduced
 				pl.phases = append(pl.phases, phase{kind: phAllReduce, at: endAt, sizes: perGroup})
 			}
 			continue
 		}
-		lp := sr.st.placement[l]
 		ll, ok := loads[lp]
 		if !ok {
 			ll = loadOf(lp, tokens, m.FFN.TopK, t, hidden, in.exp.routing.kind() == RoutingBalanced)

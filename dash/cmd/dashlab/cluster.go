@@ -20,7 +20,7 @@ func init() {
 	register(&command{name: "cluster", summary: "DASH at cluster scale: expert, tensor, pipeline and data parallelism against HBM-only GPUs", run: runCluster})
 }
 
-const clusterUsage = `cluster <list|run|serve|compare> [flags]
+const clusterUsage = `cluster <list|run|serve|compare|sweep> [flags]
 
   list     the cluster catalogue (reference/clusters) and the shipped comparisons
   run      a fixed batch on one instance (and its copies) of a layout
@@ -28,6 +28,8 @@ const clusterUsage = `cluster <list|run|serve|compare> [flags]
            prefill/decode disaggregation
   compare  GPUs needed per contender for the same throughput within a P90 TPOT target
            (a comparison file, or a shipped one: --id qwen3-235b)
+  sweep    fixed-batch runs over axes of a cluster experiment file (GPUs, parallelism,
+           placement, memory, ...: reference/clusters/sweeps/layouts.yaml)
 
 A layout comes from --file (a cluster experiment file, see reference/clusters/file.go) or flags.`
 
@@ -48,8 +50,10 @@ func runCluster(args []string, stdin io.Reader, stdout, stderr io.Writer) error 
 		return runClusterServe(args[1:], stdout, stderr)
 	case "compare":
 		return runClusterCompare(args[1:], stdout, stderr)
+	case "sweep":
+		return runClusterSweep(args[1:], stdout, stderr)
 	}
-	return fmt.Errorf("%w: unknown cluster subcommand %q (list, run, serve, compare)", errUsage, args[0])
+	return fmt.Errorf("%w: unknown cluster subcommand %q (list, run, serve, compare, sweep)", errUsage, args[0])
 }
 
 // layoutFlags are the flags that describe one layout.
@@ -466,5 +470,65 @@ func runClusterCompare(args []string, stdout, stderr io.Writer) error {
 	}
 	u.write(stdout)
 	fmt.Fprintf(stdout, "\nbreak-even price: the GPU price (reference GPU = %s's) at which a contender's tokens/s per cost equals the reference's; prices are illustrative\n", cmp.Capacities[0].Label)
+	return nil
+}
+
+func runClusterSweep(args []string, stdout, stderr io.Writer) error {
+	fs := newFlags("cluster sweep", "cluster sweep --spec FILE [--workers N] [--format table|json|csv] [--quiet]", stderr)
+	spec := fs.String("spec", "", "sweep spec (YAML: a base cluster experiment file and axes)")
+	workers := fs.Int("workers", 0, "points run at once (0: one per CPU)")
+	format := fs.String("format", "table", "output format: table, json or csv")
+	quiet := fs.Bool("quiet", false, "no progress on stderr")
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	if err := checkFormat(*format); err != nil {
+		return err
+	}
+	if err := checkWorkers(*workers); err != nil {
+		return err
+	}
+	if err := noArgs(fs); err != nil {
+		return err
+	}
+	if *spec == "" {
+		return fmt.Errorf("%w: --spec is required", errUsage)
+	}
+	s, err := clusters.LoadSweep(*spec)
+	if err != nil {
+		return err
+	}
+	ctx, stop := interruptible()
+	defer stop()
+	start := time.Now()
+	var prog func(int, int)
+	if !*quiet {
+		prog = func(done, total int) {
+			if time.Since(start) > 2*time.Second {
+				fmt.Fprintf(stderr, "\rcluster sweep %s: %d of %d points (%v)   ", s.Name, done, total, time.Since(start).Round(time.Second))
+			}
+		}
+	}
+	rows, err := clusters.RunSweep(ctx, s, *workers, prog)
+	if prog != nil && time.Since(start) > 2*time.Second {
+		fmt.Fprintln(stderr)
+	}
+	if err != nil {
+		return err
+	}
+	if ok, err := writeData(stdout, *format, rows, func() csvTable { return csvOf(rows) }); ok {
+		return err
+	}
+	var t table
+	t.add("point", "axes", "status", "GPUs", "TPOT ms", "decode tok/s", "per GPU", "comm %")
+	for _, r := range rows {
+		if r.Status != "ok" {
+			t.add(fmt.Sprint(r.Point), r.Values, r.Status+": "+r.Error, "", "", "", "", "")
+			continue
+		}
+		t.add(fmt.Sprint(r.Point), r.Values, r.Status, fmt.Sprint(r.GPUs), fmt.Sprintf("%.2f", r.TPOTms), fmt.Sprintf("%.1f", r.DecodeTokS),
+			fmt.Sprintf("%.1f", r.PerGPU), fmt.Sprintf("%.1f", 100*r.CommShare))
+	}
+	t.write(stdout)
 	return nil
 }

@@ -45,3 +45,22 @@ func TestClusterFileAndServe(t *testing.T) {
 		t.Fatalf("disagg: exit %d: %s %s", code, out, errs)
 	}
 }
+
+func TestClusterSweep(t *testing.T) {
+	f := filepath.Join(t.TempDir(), "s.yaml")
+	os.WriteFile(f, []byte(`name: t
+base: {cluster: hgx-h200, memory: dash, model: qwen3-30b-a3b, workload: {batch: 8, prompt: 256, output: 4}}
+axes:
+  - {path: parallel.expert, values: [1, 8, 3]}
+  - {path: memory, values: [dash, compact-dash]}
+`), 0o644)
+	code, out, errs := dashlab("cluster", "sweep", "--spec", f, "--format", "csv", "--quiet")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if len(lines) != 7 || !strings.Contains(lines[0], "axis_values") || !strings.Contains(out, "parallel.expert=8;memory=compact-dash") ||
+		!strings.Contains(out, "parallel.expert = 3") {
+		t.Errorf("sweep CSV:\n%s", out)
+	}
+}
