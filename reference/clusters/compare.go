@@ -2,6 +2,7 @@ package clusters
 
 import (
 	"bytes"
+	"context"
 	"embed"
 	"fmt"
 	"io"
@@ -90,17 +91,90 @@ type ContenderFile struct {
 	Experiment File    `yaml:"experiment"`
 }
 
-// PublishedResult is a published measurement a comparison file sets beside
-// the simulation (the external check): its source, exactly, and what it
-// measured.
+// PublishedResult is a published measurement of an HBM-only deployment of
+// a catalogue model (the external check): its source, cited exactly, the
+// deployment as a cluster experiment, the benchmark's workload (every
+// request sent at once, as "vllm bench serve" does without a request rate)
+// and what it measured. Check simulates the same.
 type PublishedResult struct {
-	Source      string  `yaml:"source"`
-	Contender   string  `yaml:"contender"`
-	Batch       int     `yaml:"batch"`
-	Prompt      int     `yaml:"prompt"`
-	Output      int     `yaml:"output"`
-	OutputTokS  float64 `yaml:"output_tok_s"`
-	Description string  `yaml:"description"`
+	// Source cites the measurement: document, version, section.
+	Source string `yaml:"source"`
+	// Description says what was measured, in the source's words.
+	Description string `yaml:"description"`
+	// Experiment is the deployment (cluster, memory, layout).
+	Experiment File `yaml:"experiment"`
+	// Scheduler is the serving engine's batching (its defaults, cited in
+	// Source).
+	Scheduler SchedulerFile `yaml:"scheduler"`
+	// Requests, Prompt and Output are the benchmark's workload.
+	Requests int `yaml:"requests"`
+	Prompt   int `yaml:"prompt"`
+	Output   int `yaml:"output"`
+	// OutputTokS, MeanTPOTms, MeanTTFTs and DurationS are the published
+	// output throughput, mean TPOT, mean TTFT and benchmark duration;
+	// GeneratedTokens the tokens it generated (below requests x output when
+	// requests stopped early).
+	OutputTokS      float64 `yaml:"output_tok_s"`
+	MeanTPOTms      float64 `yaml:"mean_tpot_ms"`
+	MeanTTFTs       float64 `yaml:"mean_ttft_s"`
+	DurationS       float64 `yaml:"duration_s"`
+	GeneratedTokens int     `yaml:"generated_tokens"`
+}
+
+// CheckResult is a published measurement beside the simulation of the same
+// deployment and workload.
+type CheckResult struct {
+	Published PublishedResult `json:"published"`
+	// OutputTokS is the simulated output throughput: the tokens generated
+	// over the time from the first arrival to the last completion (the
+	// benchmark's definition); MeanTPOTms, MeanTTFTs and DurationS as
+	// published.
+	OutputTokS float64 `json:"output_tok_s"`
+	MeanTPOTms float64 `json:"mean_tpot_ms"`
+	MeanTTFTs  float64 `json:"mean_ttft_s"`
+	DurationS  float64 `json:"duration_s"`
+	// Ratio is simulated over published output throughput.
+	Ratio float64 `json:"ratio"`
+}
+
+// Check simulates a published measurement's deployment and workload.
+func Check(ctx context.Context, p PublishedResult, model string) (CheckResult, error) {
+	x := p.Experiment
+	if x.Model == "" {
+		x.Model = model
+	}
+	e, err := x.Builder().Build()
+	if err != nil {
+		return CheckResult{}, err
+	}
+	sc, err := p.Scheduler.Scheduler()
+	if err != nil {
+		return CheckResult{}, err
+	}
+	reqs, err := serve.Backlogged(p.Requests, serve.Fixed(p.Prompt), serve.Fixed(p.Output), 1)
+	if err != nil {
+		return CheckResult{}, err
+	}
+	s, err := cluster.Serve(ctx, cluster.ServeConfig{Experiment: e, Scheduler: sc}, reqs)
+	if err != nil {
+		return CheckResult{}, err
+	}
+	r := CheckResult{Published: p}
+	var end unit.Duration
+	tokens := 0
+	for _, m := range s.Measured {
+		end = max(end, m.Arrival+m.E2E)
+		tokens += m.Output
+	}
+	if end > 0 {
+		r.DurationS = end.Seconds()
+		r.OutputTokS = float64(tokens) / r.DurationS
+	}
+	r.MeanTPOTms, r.MeanTTFTs = s.Summary.TPOTms.Mean, s.Summary.TTFTs.Mean
+	if p.OutputTokS > 0 {
+		r.Ratio = r.OutputTokS / p.OutputTokS
+	}
+	return r, nil
 }
 
 // DecodeCompare reads a comparison file.

@@ -20,7 +20,7 @@ func init() {
 	register(&command{name: "cluster", summary: "DASH at cluster scale: expert, tensor, pipeline and data parallelism against HBM-only GPUs", run: runCluster})
 }
 
-const clusterUsage = `cluster <list|run|serve|compare|sweep> [flags]
+const clusterUsage = `cluster <list|run|serve|compare|sweep|check> [flags]
 
   list     the cluster catalogue (reference/clusters) and the shipped comparisons
   run      a fixed batch on one instance (and its copies) of a layout
@@ -30,6 +30,8 @@ const clusterUsage = `cluster <list|run|serve|compare|sweep> [flags]
            (a comparison file, or a shipped one: --id qwen3-235b)
   sweep    fixed-batch runs over axes of a cluster experiment file (GPUs, parallelism,
            placement, memory, ...: reference/clusters/sweeps/layouts.yaml)
+  check    the external check: a comparison file's published measurements of HBM-only
+           deployments beside the simulation of the same deployment and workload
 
 A layout comes from --file (a cluster experiment file, see reference/clusters/file.go) or flags.`
 
@@ -52,8 +54,10 @@ func runCluster(args []string, stdin io.Reader, stdout, stderr io.Writer) error 
 		return runClusterCompare(args[1:], stdout, stderr)
 	case "sweep":
 		return runClusterSweep(args[1:], stdout, stderr)
+	case "check":
+		return runClusterCheck(args[1:], stdout, stderr)
 	}
-	return fmt.Errorf("%w: unknown cluster subcommand %q (list, run, serve, compare, sweep)", errUsage, args[0])
+	return fmt.Errorf("%w: unknown cluster subcommand %q (list, run, serve, compare, sweep, check)", errUsage, args[0])
 }
 
 // layoutFlags are the flags that describe one layout.
@@ -530,5 +534,58 @@ func runClusterSweep(args []string, stdout, stderr io.Writer) error {
 			fmt.Sprintf("%.1f", r.PerGPU), fmt.Sprintf("%.1f", 100*r.CommShare))
 	}
 	t.write(stdout)
+	return nil
+}
+
+func runClusterCheck(args []string, stdout, stderr io.Writer) error {
+	fs := newFlags("cluster check", "cluster check [--id ID | --file FILE] [--format table|json]", stderr)
+	id := fs.String("id", "qwen3-235b", "a shipped comparison")
+	file := fs.String("file", "", "a comparison file (empty: --id)")
+	format := fs.String("format", "table", "output format: table or json")
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	if err := noArgs(fs); err != nil {
+		return err
+	}
+	if *format != "table" && *format != "json" {
+		return fmt.Errorf("%w: --format %q: want table or json", errUsage, *format)
+	}
+	var cf clusters.CompareFile
+	var err error
+	if *file != "" {
+		cf, err = clusters.LoadCompare(*file)
+	} else {
+		cf, err = clusters.Comparison(*id)
+	}
+	if err != nil {
+		return err
+	}
+	if len(cf.Published) == 0 {
+		return fmt.Errorf("comparison %s: no published measurement", cf.ID)
+	}
+	ctx, stop := interruptible()
+	defer stop()
+	var out []clusters.CheckResult
+	for _, p := range cf.Published {
+		r, err := clusters.Check(ctx, p, cf.Model)
+		if err != nil {
+			return err
+		}
+		out = append(out, r)
+	}
+	if *format == "json" {
+		return writeJSON(stdout, out)
+	}
+	for _, r := range out {
+		p := r.Published
+		fmt.Fprintf(stdout, "%s\nsource: %s\n\n", p.Description, p.Source)
+		var t table
+		t.add("", "output tok/s", "mean TPOT ms", "mean TTFT s", "duration s")
+		t.add("published", fmt.Sprintf("%.1f", p.OutputTokS), fmt.Sprintf("%.2f", p.MeanTPOTms), fmt.Sprintf("%.2f", p.MeanTTFTs), fmt.Sprintf("%.2f", p.DurationS))
+		t.add("simulated", fmt.Sprintf("%.1f", r.OutputTokS), fmt.Sprintf("%.2f", r.MeanTPOTms), fmt.Sprintf("%.2f", r.MeanTTFTs), fmt.Sprintf("%.2f", r.DurationS))
+		t.write(stdout)
+		fmt.Fprintf(stdout, "\nsimulated / published output throughput: %.2f\n\n", r.Ratio)
+	}
 	return nil
 }
