@@ -29,6 +29,7 @@ type config struct {
 	arrayRead  unit.BytesPerSecond // +Inf with an unbounded read pipeline
 	readWaves  int                 // read-pipeline depth; 0: unbounded
 	earlyBuf   unit.Bytes          // GPU staging buffer for early expert delivery; 0: off
+	startup    Time                // an HBF read's start-up: t_R, one segment over the TSV and a link (hbmOnly)
 }
 
 func newConfig(e dash.Experiment) (config, error) {
@@ -59,6 +60,7 @@ func newConfig(e dash.Experiment) (config, error) {
 		return c, fmt.Errorf("sim: system %s: transfer chunk %v, page %v, %d pages per wave: all must be positive (validate the system)",
 			s.ID, c.seg, c.page, c.wavePages)
 	}
+	c.startup = c.tR + c.xferTime(c.seg, c.tsv) + c.xferTime(c.seg, c.link)
 	c.hbfSlots = int(h.SRAM.Usable() / c.seg)
 	c.relaySlots = int(s.HBM.RelaySRAM.Usable() / c.seg)
 	if c.hbfSlots < 1 || c.relaySlots < 1 {

@@ -43,8 +43,9 @@ func knobSteps(t *testing.T, k dash.Knob, paper dash.KnobTarget) []any {
 
 // TestKnobsMonotone holds every knob of the table that says what a larger
 // value does (Knob.Larger: t_R slower, a link's rate faster, ...) to it,
-// under both readings: a new knob with a direction in its tag is covered
-// the moment it has one.
+// under both readings, and checks the exact shortcuts against the
+// chunk-by-chunk run at its largest value: a new knob with a direction in its tag
+// is covered the moment it has one.
 func TestKnobsMonotone(t *testing.T) {
 	paper := reference.PaperKnobs()
 	n := 0
@@ -62,9 +63,15 @@ func TestKnobsMonotone(t *testing.T) {
 		for _, reading := range dash.Readings() {
 			var prev Result
 			for i, v := range steps {
-				r := run(t, build(t, "qwen3-235b-a22b", "dash", 4, 512, 9, func(b dash.ExperimentBuilder) dash.ExperimentBuilder {
+				exp := build(t, "qwen3-235b-a22b", "dash", 4, 512, 9, func(b dash.ExperimentBuilder) dash.ExperimentBuilder {
 					return b.Reading(reading).Set(k.Path, v)
-				}), Options{})
+				})
+				r := run(t, exp, Options{})
+				if i == len(steps)-1 { // the shortcuts at the largest value (the others: their own tests)
+					if slow := run(t, exp, Options{NoJump: true}); !sameResult(r, slow) {
+						t.Errorf("%s = %v, %v reading: the shortcuts change the result: E2E %v vs %v", k.Path, v, reading, r.E2E, slow.E2E)
+					}
+				}
 				if i > 0 {
 					worse := r.E2E > prev.E2E || r.TPOT > prev.TPOT
 					better := r.E2E < prev.E2E || r.TPOT < prev.TPOT

@@ -123,8 +123,7 @@ func balancedRelay(h, f, grain unit.Bytes) unit.Bytes {
 // proportion to the route rates, which is when the prefetch that senses
 // them ahead hides the start-up.
 func (c *config) hbmOnly(b unit.Bytes, s shares) bool {
-	latency := (c.tR + c.xferTime(c.seg, c.tsv) + c.xferTime(c.seg, c.link)).Seconds()
-	return s.hbm > 0 && float64(b) <= s.hbm*latency
+	return s.hbm > 0 && float64(b) <= s.hbm*c.startup.Seconds()
 }
 
 func (c *config) xferTime(b unit.Bytes, r unit.BytesPerSecond) Time { return unit.TransferTime(b, r) }
