@@ -42,10 +42,14 @@ var numberAndUnit = sync.OnceValue(func() *regexp.Regexp {
 
 // String is the compact form: the label and both values, the unit written
 // once, the reference's ("link 1.6 -> 0.8 TB/s", "t_R 3 -> 1 µs", "page
-// 4 -> 16 KiB", "execution.launch_only_overhead false -> true").
+// 4 -> 16 KiB", "execution.launch_only_overhead false -> true"), or the
+// new value's when the reference is a zero quantity ("t_ECC 0 -> 2 µs").
 func (c Change) String() string {
 	from, to := c.From, inUnitOf(c.To, c.From)
 	a, b := numberAndUnit().FindStringSubmatch(from), numberAndUnit().FindStringSubmatch(to)
+	if a != nil && b != nil && a[2] != "" && b[2] != "" && a[2] != b[2] && isZero(a[1]) {
+		a[2] = b[2] // zero is zero in any unit of its quantity
+	}
 	if a != nil && b != nil && a[2] != "" && a[2] == b[2] {
 		u := a[2]
 		if u == "us" {
@@ -54,6 +58,12 @@ func (c Change) String() string {
 		return fmt.Sprintf("%s %s -> %s %s", c.Label(), a[1], b[1], u)
 	}
 	return fmt.Sprintf("%s %s -> %s", c.Label(), from, to)
+}
+
+// isZero reports whether a number's text is zero.
+func isZero(num string) bool {
+	x, err := strconv.ParseFloat(num, 64)
+	return err == nil && x == 0
 }
 
 // inUnitOf writes the quantity to in the unit of ref when both are durations,

@@ -68,6 +68,8 @@ func TestChangeStringLeavesNonQuantitiesWhole(t *testing.T) {
 		{Change{Field: "B", From: "1, 4, 16, 64", To: "64, 256"}, "B 1, 4, 16, 64 -> 64, 256"},
 		{Change{Field: "link.usable", From: "1.6 TB/s", To: "800 GB/s"}, "link 1.6 -> 0.8 TB/s"},
 		{Change{Field: "topology.pairs", From: "2", To: "4"}, "pairs 2 -> 4"},
+		{Change{Field: "execution.early_delivery_buffer", From: "0 B", To: "50 MB"}, "execution.early_delivery_buffer 0 -> 50 MB"},
+		{Change{Field: "hbf.t_read", From: "0ns", To: "2µs"}, "t_R 0 -> 2 µs"},
 	} {
 		if got := c.c.String(); got != c.want {
 			t.Errorf("%+v: %q, want %q", c.c, got, c.want)
