@@ -753,11 +753,21 @@ func (e *engine) handle(ev event) {
 	}
 }
 
-// popFront removes the first element of a queue, moving the others down
-// so that the queue keeps its capacity (appends then rarely allocate).
+// popFront removes the first element of a queue. A short queue moves the
+// others down, so that it keeps its capacity (appends then rarely
+// allocate); a long one (the paper reading senses every wave of an
+// operator at once, and hundreds wait in the data registers) drops its
+// head instead, so that draining it costs O(1) a pop, not O(n).
 func popFront[T any](q []T) []T {
-	n := copy(q, q[1:])
 	var zero T
+	if len(q) > popShiftMax {
+		q[0] = zero
+		return q[1:]
+	}
+	n := copy(q, q[1:])
 	q[n] = zero
 	return q[:n]
 }
+
+// popShiftMax is the longest queue popFront shifts down.
+const popShiftMax = 16

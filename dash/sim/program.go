@@ -87,7 +87,11 @@ type programBuilder struct {
 	block        int       // paged-KV block in tokens
 	kv           *kvLedger // decode-KV placement when it spills (nil: it never does)
 	seed         maphash.Seed
-	attnCache    map[gpu.Op][2]unit.Duration
+	// predicted caches the timing model's answers: a program asks for the
+	// same few shapes in every layer, and a serving run for the same ones
+	// in many passes.
+	predicted map[gpu.Op][2]unit.Duration
+	opsHint   int // operators of the last program built
 	// decodeAttn caches the decode kernels' timing by attended span (their
 	// only varying field within a run).
 	decodeAttn map[int][2]unit.Duration
@@ -102,7 +106,7 @@ func newProgramBuilder(e dash.Experiment) *programBuilder {
 	inv := e.Inventory()
 	b := &programBuilder{
 		m: m, fp: e.Footprint(), plan: e.Plan(), layers: inv.Layers(m), timing: e.Timing(), w: e.Workload(),
-		seed: maphash.MakeSeed(), block: e.Execution().BlockTokens(), attnCache: map[gpu.Op][2]unit.Duration{},
+		seed: maphash.MakeSeed(), block: e.Execution().BlockTokens(), predicted: map[gpu.Op][2]unit.Duration{},
 		decodeAttn: map[int][2]unit.Duration{},
 	}
 	var embed unit.Bytes
@@ -160,18 +164,29 @@ func (b *programBuilder) decodeKey(ctx, step int) int {
 
 func roundUp(n, k int) int { return (n + k - 1) / k * k }
 
-// predictAttn is Predict for attention kernels, cached (a decode run asks
-// for the same few shapes over and over).
+// predictAttn is predict for attention kernels.
 func (b *programBuilder) predictAttn(op gpu.Op) (compute, overhead unit.Duration) {
-	if v, ok := b.attnCache[op]; ok {
+	return b.predict(op)
+}
+
+// maxPredicted bounds the cache of timing answers (cleared when full).
+const maxPredicted = 1 << 14
+
+// predict is the timing model's compute and overhead of op, cached (the
+// model is a pure function of the operator's shape).
+func (b *programBuilder) predict(op gpu.Op) (compute, overhead unit.Duration) {
+	if v, ok := b.predicted[op]; ok {
 		return v[0], v[1]
 	}
-	c, o := b.predict(op)
-	b.attnCache[op] = [2]unit.Duration{c, o}
+	c, o := b.predictNew(op)
+	if len(b.predicted) >= maxPredicted {
+		clear(b.predicted)
+	}
+	b.predicted[op] = [2]unit.Duration{c, o}
 	return c, o
 }
 
-func (b *programBuilder) predict(op gpu.Op) (compute, overhead unit.Duration) {
+func (b *programBuilder) predictNew(op gpu.Op) (compute, overhead unit.Duration) {
 	p := b.timing.Predict(op)
 	if p.Extrapolated {
 		if b.extrapolated == nil {
@@ -243,7 +258,7 @@ type shape struct {
 func (b *programBuilder) buildShape(sh shape) pass {
 	m := b.m
 	tokens, step := sh.tokens, sh.step
-	p := pass{tokens: tokens, decode: sh.decode}
+	p := pass{tokens: tokens, decode: sh.decode, ops: make([]opSpec, 0, b.opsHint)}
 	hidden := m.HiddenSize
 	attnRepl := b.plan.IsReplicated(dash.ClassAttention)
 	embed := opSpec{class: ClassEmbed, layer: -1, gather: unit.Bytes(tokens) * b.embedRow}
@@ -299,6 +314,7 @@ func (b *programBuilder) buildShape(sh shape) pass {
 		p.ops[len(p.ops)-1].replicated = b.plan.IsReplicated(dash.ClassFinalNorm)
 		p.ops = append(p.ops, b.gemm(ClassLMHead, -1, sh.sampled, hidden, m.VocabSize, b.headBytes, b.headRepl))
 	}
+	b.opsHint = len(p.ops)
 	p.layerSig = make([]uint64, m.NumLayers)
 	b.sign(&p)
 	p.tailSig = b.signature(p.ops[p.layerEnd[len(p.layerEnd)-1]+1:]) ^ uint64(sh.sampled)
