@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/dashlab/dashlab/dash"
+	"github.com/dashlab/dashlab/dash/sim"
 )
 
 // Config is one serving simulation: the memory system and model (an
@@ -27,6 +28,12 @@ type Config struct {
 	NoJump bool
 	// Approx switches on the optional faster pass model.
 	Approx Approx
+	// Memo, if not nil, holds the passes measured by other simulations of
+	// the same experiment (sim.NewPassMemo of Experiment): passes found
+	// there replay instead of being simulated, and those simulated are
+	// added. Results are the same with or without it; a Study shares one
+	// per system. Simulate uses it; SimulateOn's engine keeps its own.
+	Memo *sim.PassMemo
 }
 
 // Approx is the optional approximation of the pass model. The zero value

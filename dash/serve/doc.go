@@ -43,10 +43,16 @@
 //
 // Every pass starts with the memory system idle, so a pass whose program
 // equals an earlier one's replays its measured outcome exactly (sim.Passer
-// memoizes by an exact key of the program). The simulation's state is the
-// active set and the queue; the memo and the program templates are
-// bounded. What grows with the run is what is measured: the window's
-// per-request metrics and gaps, and the per-iteration series if asked for.
+// memoizes by an exact key of the program); a Study shares one memo
+// (sim.PassMemo, Config.Memo) between every simulation of a system, so a
+// pass one trace measured replays in the others. A new pass simulates
+// little more than its attention kernels: the segments between them replay
+// from earlier passes of the same token count (see package sim).
+// TestServingShortcutsExact checks that every field of every run equals
+// the event-by-event run's. The simulation's state is the active set and
+// the queue; the memos and the program templates are bounded. What grows
+// with the run is what is measured: the window's per-request metrics and
+// gaps, and the per-iteration series if asked for.
 // Config.Approx optionally rounds decode contexts to a quantum so that many
 // more passes are identical; its error against the exact pass model is
 // measured by TestApproxError and the benchmarks.

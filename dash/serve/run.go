@@ -50,6 +50,10 @@ type Run struct {
 	Iters   int `json:"iterations_run"`
 	Passes  int `json:"passes"`
 	Replays int `json:"replayed_passes"`
+	// SharedReplays counts the other passes replayed from a shared memo
+	// (Config.Memo): what other simulations measured first, so it varies
+	// from run to run and is left out of JSON.
+	SharedReplays int `json:"-"`
 	// SimTime is the simulated time at the end; Wall the real time taken.
 	SimTime unit.Duration `json:"sim_time_ns"`
 	Wall    time.Duration `json:"wall_ns"`

@@ -108,6 +108,11 @@ func Simulate(ctx context.Context, cfg Config, reqs []Request, progress func(Pro
 	if err != nil {
 		return nil, err
 	}
+	if cfg.Memo != nil {
+		if err := p.ShareMemo(cfg.Memo); err != nil {
+			return nil, err
+		}
+	}
 	return SimulateOn(ctx, cfg, passerEngine{p}, PlanKV(cfg.Experiment), reqs, progress)
 }
 
@@ -177,6 +182,9 @@ func SimulateOn(ctx context.Context, cfg Config, p Engine, kv KVCapacity, reqs [
 	slices.SortFunc(s.run.Measured, func(a, b RequestMetrics) int { return a.ID - b.ID })
 	s.run.SimTime = p.Now()
 	s.run.Passes, s.run.Replays = p.Counts()
+	if pe, ok := p.(passerEngine); ok {
+		s.run.SharedReplays = pe.SharedHits
+	}
 	s.run.Wall = time.Since(start)
 	return s.run, nil
 }

@@ -7,7 +7,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/dashlab/dashlab/dash"
+	"github.com/dashlab/dashlab/dash/sim"
 )
 
 // StudyProgress is reported as a study's simulations finish.
@@ -115,11 +115,17 @@ func (s Study) Run(ctx context.Context, progress func(StudyProgress)) (*StudyRes
 	start := time.Now()
 	res := &StudyResult{Model: sp.Systems[0].Model().ID, Mode: sp.Scheduler.Mode, Scheduler: sp.Scheduler,
 		Warmup: sp.Warmup, Measure: sp.Measure, Approx: sp.Approx}
-	cfg := func(e dash.Experiment, m Mode) Config {
+	// Every simulation of a system (both saturation modes, every load and
+	// seed) shares one memo of measured passes.
+	memos := make([]*sim.PassMemo, len(sp.Systems))
+	for i, e := range sp.Systems {
+		memos[i] = sim.NewPassMemo(e)
+	}
+	cfg := func(i int, m Mode) Config {
 		sc := sp.Scheduler
 		sc.Mode = m
-		return Config{Experiment: e, Scheduler: sc, Warmup: sp.Warmup, Measure: sp.Measure,
-			Series: sp.Series, Approx: sp.Approx}
+		return Config{Experiment: sp.Systems[i], Scheduler: sc, Warmup: sp.Warmup, Measure: sp.Measure,
+			Series: sp.Series, Approx: sp.Approx, Memo: memos[i]}
 	}
 	modes := sp.SaturationModes
 	if len(sp.Loads) > 0 && !containsMode(modes, sp.Scheduler.Mode) {
@@ -130,7 +136,7 @@ func (s Study) Run(ctx context.Context, progress func(StudyProgress)) (*StudyRes
 	for i, e := range sp.Systems {
 		for j, m := range modes {
 			jobs = append(jobs, func(ctx context.Context) error {
-				sat, err := MeasureSaturation(ctx, cfg(e, m), sp.Prompt, sp.Output, 1)
+				sat, err := MeasureSaturation(ctx, cfg(i, m), sp.Prompt, sp.Output, 1)
 				if err != nil {
 					return fmt.Errorf("saturation of %s (%v): %w", e.System().ID, m, err)
 				}
@@ -151,7 +157,7 @@ func (s Study) Run(ctx context.Context, progress func(StudyProgress)) (*StudyRes
 	n := sp.Warmup + sp.Measure
 	res.Points = make([]Point, 0, len(sp.Systems)*len(sp.Loads)*sp.Seeds)
 	jobs = jobs[:0]
-	for _, e := range sp.Systems {
+	for i, e := range sp.Systems {
 		for _, load := range sp.Loads {
 			for seed := range uint64(sp.Seeds) {
 				k := len(res.Points)
@@ -162,7 +168,7 @@ func (s Study) Run(ctx context.Context, progress func(StudyProgress)) (*StudyRes
 					if err != nil {
 						return err
 					}
-					run, err := Simulate(ctx, cfg(e, sp.Scheduler.Mode), reqs, nil)
+					run, err := Simulate(ctx, cfg(i, sp.Scheduler.Mode), reqs, nil)
 					if err != nil {
 						return fmt.Errorf("%s at load %v seed %d: %w", e.System().ID, load, seed+1, err)
 					}

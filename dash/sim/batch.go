@@ -81,25 +81,28 @@ type PassResult struct {
 // concurrent use.
 type Passer struct {
 	e      *engine
+	exp    dash.Experiment
 	pb     *programBuilder
 	noJump bool
 	step   int
-	memo   map[string]passOutcome
+	memo   *PassMemo           // measured passes, maybe shared (passmemo.go)
+	seen   map[string]struct{} // the keys of this Passer's own passes
 	tmpl   map[[2]int]*pass
 	key    []byte
 	before []int64
 	after  []int64
 	t0, t1 traffic
+	// kernels and delta are reused for each pass's attention kernels and
+	// for a replayed pass's increments.
+	kernels []opSpec
+	delta   []int64
 	// sameAsPrev[i]: layer i attends over the same spans as layer i-1, so
 	// its attention kernel is the previous layer's.
 	sameAsPrev []bool
-	// Passes and Replays count the passes run and those replayed.
-	Passes, Replays int
-}
-
-type passOutcome struct {
-	res   PassResult
-	delta []int64
+	// Passes and Replays count the passes run and those that repeat an
+	// earlier pass of this Passer (replayed); SharedHits the passes
+	// replayed from what other Passers sharing the memo measured.
+	Passes, Replays, SharedHits int
 }
 
 // Memory bounds: the memo of measured passes and the program templates are
@@ -107,7 +110,7 @@ type passOutcome struct {
 // a serving run is.
 const (
 	maxPassMemo  = 1 << 15
-	maxTemplates = 64
+	maxTemplates = 4
 )
 
 // NewPasser prepares heterogeneous passes on exp's memory system.
@@ -121,8 +124,9 @@ func NewPasser(exp dash.Experiment, opts Options) (*Passer, error) {
 	}
 	e := newEngine(cfg)
 	e.useShortcuts(!opts.NoJump)
-	p := &Passer{e: e, pb: newProgramBuilder(exp), noJump: opts.NoJump,
-		memo: map[string]passOutcome{}, tmpl: map[[2]int]*pass{}}
+	e.replayAllSegments()
+	p := &Passer{e: e, exp: exp, pb: newProgramBuilder(exp), noJump: opts.NoJump,
+		memo: NewPassMemo(exp), seen: map[string]struct{}{}, tmpl: map[[2]int]*pass{}}
 	m := exp.Model()
 	p.sameAsPrev = make([]bool, m.NumLayers)
 	for i := 1; i < m.NumLayers; i++ {
@@ -172,7 +176,10 @@ func (p *Passer) run(rows []Row, part *Part) (PassResult, error) {
 	b := p.pb
 	b.part = part
 	defer func() { b.part = nil }()
-	kernels := make([]opSpec, b.m.NumLayers)
+	if p.kernels == nil {
+		p.kernels = make([]opSpec, b.m.NumLayers)
+	}
+	kernels := p.kernels
 	for i := range kernels {
 		if i > 0 && p.sameAsPrev[i] {
 			kernels[i] = kernels[i-1]
@@ -187,10 +194,24 @@ func (p *Passer) run(rows []Row, part *Part) (PassResult, error) {
 	} else {
 		p.key = p.passKey(p.key[:0], res.Tokens, res.Sampled, kernels)
 		p.key = part.appendKey(p.key)
-		if o, ok := p.memo[string(p.key)]; ok && !p.noJump {
-			p.e.replay(o.res.Duration, o.delta)
-			p.Passes++
+		_, again := p.seen[string(p.key)]
+		again = again && !p.noJump
+		if !again && !p.noJump {
+			if len(p.seen) >= maxPassMemo {
+				clear(p.seen)
+			}
+			p.seen[string(p.key)] = struct{}{}
+		}
+		if again {
 			p.Replays++
+		}
+		if o, ok := p.memo.get(p.key); ok && !p.noJump {
+			p.delta = o.unpack(p.delta)
+			p.e.replay(o.res.Duration, p.delta)
+			p.Passes++
+			if !again {
+				p.SharedHits++
+			}
 			r := o.res
 			r.Replayed = true
 			return r, nil
@@ -212,18 +233,14 @@ func (p *Passer) run(rows []Row, part *Part) (PassResult, error) {
 	}
 	p.after = e.globalCounters(p.after[:0])
 	p.traffic(&p.t1)
-	delta := make([]int64, len(p.after))
 	for i := range p.after {
-		delta[i] = p.after[i] - p.before[i]
+		p.after[i] -= p.before[i]
 	}
 	res.Duration = e.now - t0
 	fillTraffic(&res, &p.t0, &p.t1)
 	p.Passes++
-	if p.key != nil {
-		if len(p.memo) >= maxPassMemo {
-			clear(p.memo)
-		}
-		p.memo[string(p.key)] = passOutcome{res: res, delta: delta}
+	if p.key != nil && !p.noJump {
+		p.memo.put(p.key, newPassOutcome(res, p.after))
 	}
 	return res, nil
 }

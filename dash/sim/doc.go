@@ -98,6 +98,8 @@
 //     segments, and a segment that starts from a state seen before and runs
 //     the same operators replays its duration, statistics and end state
 //     (segment.go); only the attention kernels are simulated step by step.
+//     The heterogeneous passes of serving cut every pass so, and keep
+//     their segments from pass to pass.
 //   - Forked kernels: from one context block to the next, an attention
 //     kernel differs only in the decode KV it reads from HBM, and two
 //     kernels that differ so run the same events until the smaller one

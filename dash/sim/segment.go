@@ -31,9 +31,14 @@ import (
 // the start of their attention kernels instead of at their first operator,
 // a boundary that replays reach.
 //
+// The heterogeneous passes of a serving run (Passer) replay segments too,
+// prefill chunks included, and keep the memo from pass to pass: two passes
+// of the same token count run the same operators between their attention
+// kernels, so a new pass mostly simulates its kernels.
+//
 // The result is the same, bit for bit, as the event-by-event run
 // (Options.NoJump), which the tests check on decodes with and without KV
-// writeback.
+// writeback and on serving traces (serve's TestServingShortcutsExact).
 
 // maxSegments bounds each memo (segments, kernels); a memo is cleared when
 // full. The kernels, a new one for every context block, fill theirs fast;
@@ -51,6 +56,7 @@ type segMemo struct {
 	before  []int64 // reused for the recording's counters
 	hits    int64
 	chain   chain // replays not yet applied (see opEnded)
+	all     bool  // every pass replays segments (heterogeneous passes), not only decode passes
 }
 
 // segment is a recorded segment: its duration, the increments of the
@@ -281,10 +287,22 @@ func (e *engine) replaySegments() {
 	}
 }
 
-// segmentsFor starts a pass: segments apply to the decode passes.
+// replayAllSegments turns replayed segments on for every pass, prefill
+// chunks included: the heterogeneous passes of a serving run (Passer),
+// whose segments recur from pass to pass (the operators between two
+// attention kernels depend on the pass's token count only).
+func (e *engine) replayAllSegments() {
+	e.replaySegments()
+	if j, ok := e.cut.(*jumper); ok {
+		j.segs.all = true
+	}
+}
+
+// segmentsFor starts a pass: segments apply to the decode passes (to
+// every pass with replayAllSegments).
 func (j *jumper) segmentsFor(p *pass) {
 	if j.segs != nil {
-		j.segs.on = p.decode && !j.off()
+		j.segs.on = (p.decode || j.segs.all) && !j.off()
 		j.segs.rec = nil
 	}
 }
