@@ -38,6 +38,7 @@ func runReproduce(args []string, _ io.Reader, stdout, stderr io.Writer) error {
 	if err := checkWorkers(*workers); err != nil {
 		return err
 	}
+	defer limitMemory()()
 	start := time.Now()
 	opts := reproduce.Options{Only: *only, Workers: *workers, Figures: *out != ""}
 	var prog *reproduceProgress
