@@ -26,7 +26,7 @@ const restartSpec = `name: restart
 base: {model: qwen3-30b-a3b, system: dash, workload: {batch: 1, prompt: 64, output: 16}}
 axes:
   - {path: system, values: [dash, relay-only]}
-  - {path: overrides.hbf.t_read, range: {from: 1us, to: 200us, step: 1us}}
+  - {path: overrides.hbf.t_read, range: {from: 1us, to: 400us, step: 1us}}
 `
 
 // TestSweepRestartAfterSignals is the sweep-restart guarantee: a sweep
@@ -35,7 +35,7 @@ axes:
 // CSV, JSONL and Parquet.
 func TestSweepRestartAfterSignals(t *testing.T) {
 	if testing.Short() {
-		t.Skip("runs 12 sweeps of 400 points in processes of their own")
+		t.Skip("runs 12 sweeps of 800 points in processes of their own")
 	}
 	dir := t.TempDir()
 	spec := filepath.Join(dir, "restart.yaml")
