@@ -75,6 +75,13 @@ type HBFSpec struct {
 	TRead unit.Duration `yaml:"t_read" knob:"t_R | page read (sensing) latency | 10ns..10s | §VI-A; swept 1-32 µs in §VI-F | slower"`
 	// TProg is the page program latency t_PROG (100 µs nominal). Range 1 ns..10 s.
 	TProg unit.Duration `yaml:"t_prog" knob:"t_PROG | page program latency | 1ns..10s | §VI-A; swept in §VI-F"`
+	// TECC is the base-die ECC decode latency t_ECC: each segment the TSV
+	// moves into the HBF SRAM is decoded there before it may leave (a
+	// pipelined decoder: it delays every segment by TECC, holding its SRAM
+	// slot meanwhile, and limits no rate). The paper gives none (its t_R
+	// stands for every delay before the data are ready); 0, no decode
+	// latency, is its part. Range 0..1 ms.
+	TECC unit.Duration `yaml:"t_ecc,omitempty" json:",omitempty" knob:"t_ECC | base-die ECC decode latency of each segment, TSV to SRAM-ready | 0ns..1ms | not in the paper (its t_R folds it in); LDPC decoders take 1-10 µs | slower"`
 	// CacheRead is true when a plane can sense its next page while the
 	// previous page is still being moved out of its page buffer (NAND cache
 	// read, as in the KIOXIA datasheet the paper cites). Then the array

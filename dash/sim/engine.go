@@ -19,6 +19,7 @@ type config struct {
 	hbfSlots   int // HBF SRAM capacity in segments
 	relaySlots int // relay SRAM capacity in segments
 	tR, tProg  Time
+	tECC       Time // base-die ECC decode of each segment after the TSV
 	cacheRead  bool
 	link, tsv  unit.BytesPerSecond
 	hbmRate    unit.BytesPerSecond
@@ -41,7 +42,7 @@ func newConfig(e dash.Experiment) (config, error) {
 		seg:       s.HBM.RelaySRAM.RegionSize,
 		page:      h.PageSize,
 		wavePages: h.Dies * h.PlanesPerDie * h.SubarraysPerPlane,
-		tR:        h.TRead, tProg: h.TProg, cacheRead: h.CacheRead,
+		tR:        h.TRead, tProg: h.TProg, tECC: h.TECC, cacheRead: h.CacheRead,
 		link: s.Link.Usable, tsv: h.TSVBandwidth, hbmRate: s.HBM.ArrayBandwidth,
 		direct: s.Topology.Direct(), relay: s.Topology.Relay(),
 		arrayRead: h.ArrayReadBandwidth(),
@@ -60,7 +61,7 @@ func newConfig(e dash.Experiment) (config, error) {
 		return c, fmt.Errorf("sim: system %s: transfer chunk %v, page %v, %d pages per wave: all must be positive (validate the system)",
 			s.ID, c.seg, c.page, c.wavePages)
 	}
-	c.startup = c.tR + c.xferTime(c.seg, c.tsv) + c.xferTime(c.seg, c.link)
+	c.startup = c.tR + c.xferTime(c.seg, c.tsv) + c.tECC + c.xferTime(c.seg, c.link)
 	c.hbfSlots = int(h.SRAM.Usable() / c.seg)
 	c.relaySlots = int(s.HBM.RelaySRAM.Usable() / c.seg)
 	if c.hbfSlots < 1 || c.relaySlots < 1 {
@@ -380,7 +381,7 @@ func (e *engine) startTSV(stack int, sg seg) {
 	s := &e.hbf[stack]
 	s.cacheNext++
 	end := s.tsv.reserve(e.now, e.xfer(sg.bytes, e.cfg.tsv), sg.bytes)
-	e.schedule(end, evTSVDone, int32(stack), sg.stream, sg.bytes)
+	e.schedule(end+e.cfg.tECC, evTSVDone, int32(stack), sg.stream, sg.bytes) // ready once decoded
 }
 
 // takeSlot grants an HBF SRAM slot now or queues the request.
