@@ -136,7 +136,9 @@ func overrideKnobs(n *yaml.Node, prefix string) ([]knobValue, []error) {
 		if k.typ.Kind() == reflect.String {
 			v.Elem().SetString(val.Value)
 		} else if err := decodeScalar(val, v); err != nil {
-			errs = append(errs, fmt.Errorf("%s (line %d): %s", path, val.Line, cleanYAMLError(err)))
+			msg := cleanYAMLError(err)
+			msg = strings.TrimPrefix(msg, fmt.Sprintf("line %d: ", val.Line)) // said once, before
+			errs = append(errs, fmt.Errorf("%s (line %d): %s", path, val.Line, msg))
 			continue
 		}
 		if k.view != nil && k.view.valid != nil {

@@ -153,3 +153,26 @@ func TestShippedExamplesValidate(t *testing.T) {
 		}
 	}
 }
+
+// Overrides are knobs by path, nested or dotted; each bad one is named with
+// its line.
+func TestOverridesAreKnobs(t *testing.T) {
+	exp, err := reference.DecodeExperiment(strings.NewReader("model: qwen3-235b-a22b\nworkload: {batch: 1, prompt: 64, output: 2}\noverrides:\n  hbf.t_read: 4us\n  hbf: {page_size: 8 KiB, reading: paper}\n  link: {usable: 0.8 TB/s}\n"), "ok.yaml", ".")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := exp.System()
+	if s.HBF.TRead != 4*unit.Microsecond || s.HBF.SRAM.RegionSize != 16*unit.MiB || s.HBF.Reading() != dash.ReadingPaper || s.Link.GTPerSecond != 32 {
+		t.Errorf("overrides not applied: %+v", s)
+	}
+	_, err = reference.DecodeExperiment(strings.NewReader("model: qwen3-235b-a22b\nworkload: {batch: 1, prompt: 64, output: 2}\noverrides:\n  hbf.t_read: 4\n  link: {modules: 2.5}\n  hbf: {sram: {regionz: 2}}\n"), "bad.yaml", ".")
+	for _, want := range []string{
+		`hbf.t_read (line 4): "4": a duration needs a unit`,
+		`link.modules (line 5): "2.5" is not an integer`,
+		"line 6: hbf.sram.regionz: no such knob (did you mean hbf.sram.regions?)",
+	} {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("error %v does not say %q", err, want)
+		}
+	}
+}
