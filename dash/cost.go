@@ -1,6 +1,10 @@
 package dash
 
-import "github.com/dashlab/dashlab/dash/unit"
+import (
+	"math"
+
+	"github.com/dashlab/dashlab/dash/unit"
+)
 
 // CostModel is the paper's parametric nominal-capacity-per-cost comparison
 // (§VI-G) of a memory system against an all-HBM reference with the same
@@ -39,4 +43,13 @@ func (c CostModel) BreakevenR(s SystemSpec) float64 {
 	n := float64(s.Topology.Pairs)
 	// Gain = 1  <=>  n + n r + δ = 2n C / C_ref.
 	return (2*n*float64(Capacity(s))/float64(ReferenceCapacity(s)) - n - c.Delta) / n
+}
+
+// Breakeven is BreakevenR when a cost ratio breaks even: ok is false when
+// the integration cost alone already costs more than the capacity is worth
+// (BreakevenR <= 0: even a free HBF stack gives G < 1), so that no r > 0
+// exists.
+func (c CostModel) Breakeven(s SystemSpec) (r float64, ok bool) {
+	r = c.BreakevenR(s)
+	return r, r > 0 && !math.IsInf(r, 0)
 }

@@ -67,9 +67,9 @@ func cleanYAMLError(err error) string {
 		if i := strings.Index(line, "field "); i >= 0 && strings.Contains(line, " not found in type ") {
 			rest := line[i+len("field "):]
 			j := strings.Index(rest, " not found in type ")
-			line = fmt.Sprintf("%sunknown field %q in %s", line[:i], rest[:j], rest[j+len(" not found in type "):])
+			line = fmt.Sprintf("%sunknown field %s in %s", line[:i], safeio.Quote(rest[:j]), rest[j+len(" not found in type "):])
 		}
-		out = append(out, line)
+		out = append(out, safeio.ClipTo(line, 512))
 	}
 	return strings.Join(out, "; ")
 }

@@ -8,6 +8,8 @@ import (
 	"strings"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/dashlab/dashlab/internal/safeio"
 )
 
 // ExperimentFile is the YAML form of an experiment. Models, systems and GPUs
@@ -58,7 +60,7 @@ func DecodeExperimentFile(r io.Reader, source string) (ExperimentFile, error) {
 	case f.Model == "" && f.ModelFile == "":
 		errs = append(errs, fmt.Errorf("%s: model: set a catalogue id (model) or a file (model_file)", source))
 	case f.Model != "" && f.ModelFile != "":
-		errs = append(errs, fmt.Errorf("%s: model = %q and model_file = %q: set only one", source, f.Model, f.ModelFile))
+		errs = append(errs, fmt.Errorf("%s: model = %s and model_file = %s: set only one", source, safeio.Quote(f.Model), safeio.Quote(f.ModelFile)))
 	}
 	if f.Overrides.Kind != 0 && f.Overrides.Kind != yaml.MappingNode {
 		errs = append(errs, fmt.Errorf("%s: overrides (line %d): must be a mapping of system fields", source, f.Overrides.Line))
@@ -76,7 +78,7 @@ func DecodeExperimentFile(r io.Reader, source string) (ExperimentFile, error) {
 // scales the lane rate, unless the overrides give those fields themselves.
 func (f ExperimentFile) SystemSpec(source string, systems func(id string) (SystemSpec, error)) (SystemSpec, error) {
 	if systems == nil {
-		return SystemSpec{}, fmt.Errorf("%s: system %q: no catalogue to resolve it (package reference has one: reference.System)", source, f.System)
+		return SystemSpec{}, fmt.Errorf("%s: system %s: no catalogue to resolve it (package reference has one: reference.System)", source, safeio.Quote(f.System))
 	}
 	s, err := systems(f.System)
 	if err != nil {

@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"github.com/dashlab/dashlab/dash/unit"
+
+	"github.com/dashlab/dashlab/internal/safeio"
 )
 
 // TensorClass says what part of the model a stored tensor belongs to.
@@ -176,7 +178,7 @@ func (m ModelSpec) inventoryCheck() (invArchNames, error) {
 			known = append(known, k)
 		}
 		slices.Sort(known)
-		return names, fmt.Errorf("model %s: arch = %q: inventory knows only %s", m.label(), m.Arch, strings.Join(known, ", "))
+		return names, fmt.Errorf("model %s: arch = %s: inventory knows only %s", m.label(), safeio.Quote(m.Arch), strings.Join(known, ", "))
 	}
 	if m.Attention.Kind == "mla" && (m.Attention.Bias || m.Attention.QKNorm) {
 		return names, fmt.Errorf("model %s: attention.bias = %v, attention.qk_norm = %v: not supported with attention.kind \"mla\"",

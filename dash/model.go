@@ -3,9 +3,13 @@ package dash
 import (
 	"errors"
 	"fmt"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
+
+	"github.com/dashlab/dashlab/internal/safeio"
 )
 
 // ModelSpec describes an MoE language model's architecture: enough to derive
@@ -14,7 +18,8 @@ import (
 // with yaml tags; catalogue models live in reference/models/*.yaml, one file
 // per model, with their sources.
 type ModelSpec struct {
-	// ID is the catalogue id, lower-case with dashes ("qwen3-235b-a22b").
+	// ID is the catalogue id, lower-case with dashes ("qwen3-235b-a22b"):
+	// at most MaxModelID letters, digits and . _ + - /.
 	ID string `yaml:"id"`
 	// Name is the display name ("Qwen3-235B-A22B").
 	Name string `yaml:"name"`
@@ -146,7 +151,8 @@ type RouterSpec struct {
 	Groups int `yaml:"groups,omitempty"`
 	// TopKGroups is the number of groups a token may select from.
 	TopKGroups int `yaml:"top_k_groups,omitempty"`
-	// ScalingFactor multiplies the routed output (1 when absent).
+	// ScalingFactor multiplies the routed output (1 when absent; 0 to
+	// MaxScalingFactor, finite).
 	ScalingFactor float64 `yaml:"scaling_factor,omitempty"`
 }
 
@@ -157,7 +163,7 @@ type NormSpec struct {
 	// PerLayer counts the hidden-size norms per decoder layer: 2 for pre-norm,
 	// 4 for Grok-1's sandwich norms.
 	PerLayer int `yaml:"per_layer"`
-	// Eps is the epsilon (informational).
+	// Eps is the epsilon (informational; 0 to MaxNormEps, finite).
 	Eps float64 `yaml:"eps,omitempty"`
 }
 
@@ -256,7 +262,7 @@ func parseLayerList(s string, n int) ([]int, error) {
 		if i := strings.Index(part, "/"); i >= 0 {
 			v, err := strconv.Atoi(strings.TrimSpace(part[i+1:]))
 			if err != nil || v < 1 {
-				return nil, fmt.Errorf("layer list %q: bad step in %q", s, part)
+				return nil, fmt.Errorf("layer list %s: bad step in %s", safeio.Quote(s), safeio.Quote(part))
 			}
 			step, part = v, strings.TrimSpace(part[:i])
 		}
@@ -267,16 +273,16 @@ func parseLayerList(s string, n int) ([]int, error) {
 		a, errA := strconv.Atoi(lo)
 		b, errB := strconv.Atoi(hi)
 		if errA != nil || errB != nil {
-			return nil, fmt.Errorf("layer list %q: %q is not a layer or a range a-b", s, part)
+			return nil, fmt.Errorf("layer list %s: %s is not a layer or a range a-b", safeio.Quote(s), safeio.Quote(part))
 		}
 		if a > b {
-			return nil, fmt.Errorf("layer list %q: range %q runs backwards", s, part)
+			return nil, fmt.Errorf("layer list %s: range %s runs backwards", safeio.Quote(s), safeio.Quote(part))
 		}
 		if a < 0 || b >= n {
-			return nil, fmt.Errorf("layer list %q: %q is outside layers 0-%d", s, part, n-1)
+			return nil, fmt.Errorf("layer list %s: %s is outside layers 0-%d", safeio.Quote(s), safeio.Quote(part), n-1)
 		}
 		if len(out)+(b-a)/step >= 16*n+16 { // bounds the work of a hostile list
-			return nil, fmt.Errorf("layer list %q: names more than 16 x %d layers", s[:min(len(s), 64)], n)
+			return nil, fmt.Errorf("layer list %s: names more than 16 x %d layers", safeio.Quote(s), n)
 		}
 		for i := a; i <= b; i += step {
 			out = append(out, i)
@@ -293,8 +299,20 @@ func (m ModelSpec) Validate() error {
 	bad := func(field string, v any, why string) {
 		errs = append(errs, fmt.Errorf("model %s: %s = %v: %s", m.label(), field, v, why))
 	}
-	if m.ID == "" {
+	switch {
+	case m.ID == "":
 		bad("id", `""`, "must be set")
+	case len(m.ID) > MaxModelID || !modelID().MatchString(m.ID):
+		bad("id", safeio.Quote(m.ID), fmt.Sprintf("want at most %d letters, digits and . _ + - / (starting with a letter or digit)", MaxModelID))
+	}
+	if len(m.Name) > MaxModelName || strings.ContainsAny(m.Name, "\n\r") {
+		bad("name", safeio.Quote(m.Name), fmt.Sprintf("want one line of at most %d bytes", MaxModelName))
+	}
+	if !(m.Norm.Eps >= 0 && m.Norm.Eps <= MaxNormEps) {
+		bad("norm.eps", m.Norm.Eps, fmt.Sprintf("outside the plausible range 0 (absent) .. %g", MaxNormEps))
+	}
+	if !(m.Router.ScalingFactor >= 0 && m.Router.ScalingFactor <= MaxScalingFactor) {
+		bad("router.scaling_factor", m.Router.ScalingFactor, fmt.Sprintf("outside the plausible range 0 (absent: 1) .. %g", float64(MaxScalingFactor)))
 	}
 	for _, err := range m.limits() {
 		errs = append(errs, fmt.Errorf("model %s: %w", m.label(), err))
@@ -309,7 +327,7 @@ func (m ModelSpec) Validate() error {
 	switch m.FFN.Activation {
 	case "swiglu", "geglu":
 	default:
-		bad("ffn.activation", fmt.Sprintf("%q", m.FFN.Activation), `must be "swiglu" or "geglu"`)
+		bad("ffn.activation", safeio.Quote(string(m.FFN.Activation)), `must be "swiglu" or "geglu"`)
 	}
 	switch m.Attention.Kind {
 	case "gqa":
@@ -335,31 +353,31 @@ func (m ModelSpec) Validate() error {
 			}
 		}
 	default:
-		bad("attention.kind", fmt.Sprintf("%q", m.Attention.Kind), `must be "gqa" or "mla"`)
+		bad("attention.kind", safeio.Quote(string(m.Attention.Kind)), `must be "gqa" or "mla"`)
 	}
 	switch m.Router.Scoring {
 	case "softmax", "sigmoid":
 	default:
-		bad("router.scoring", fmt.Sprintf("%q", m.Router.Scoring), `must be "softmax" or "sigmoid"`)
+		bad("router.scoring", safeio.Quote(string(m.Router.Scoring)), `must be "softmax" or "sigmoid"`)
 	}
 	if m.Router.GroupLimited && (m.Router.Groups <= 0 || m.Router.TopKGroups <= 0 || m.Router.TopKGroups > m.Router.Groups) {
 		bad("router.top_k_groups", m.Router.TopKGroups, fmt.Sprintf("needs 0 < top_k_groups <= groups (%d) when group_limited", m.Router.Groups))
 	}
 	if m.Norm.Kind != "rmsnorm" {
-		bad("norm.kind", fmt.Sprintf("%q", m.Norm.Kind), `must be "rmsnorm"`)
+		bad("norm.kind", safeio.Quote(string(m.Norm.Kind)), `must be "rmsnorm"`)
 	}
 	switch m.Checkpoint.Layout {
 	case LayoutBF16, LayoutINT8Mixed, LayoutFP8Mixed:
 	default:
-		bad("checkpoint.layout", fmt.Sprintf("%q", m.Checkpoint.Layout), `must be "bf16", "int8-mixed" or "fp8-mixed"`)
+		bad("checkpoint.layout", safeio.Quote(string(m.Checkpoint.Layout)), `must be "bf16", "int8-mixed" or "fp8-mixed"`)
 	}
 	if m.NumLayers > 0 && m.NumLayers <= MaxLayers { // beyond, limits() reports num_layers
 		set, err := m.MoELayerSet()
 		if err != nil {
-			bad("ffn.moe_layers", fmt.Sprintf("%q", m.FFN.MoELayers), err.Error())
+			bad("ffn.moe_layers", safeio.Quote(string(m.FFN.MoELayers)), err.Error())
 		} else {
 			if len(set) == 0 {
-				bad("ffn.moe_layers", fmt.Sprintf("%q", m.FFN.MoELayers), "an MoE model needs at least one MoE layer")
+				bad("ffn.moe_layers", safeio.Quote(string(m.FFN.MoELayers)), "an MoE model needs at least one MoE layer")
 			}
 			if len(set) < m.NumLayers && m.FFN.DenseIntermediate == 0 {
 				bad("ffn.dense_intermediate", 0, fmt.Sprintf("%d layers are dense but they have no width", m.NumLayers-len(set)))
@@ -371,7 +389,21 @@ func (m ModelSpec) Validate() error {
 
 func (m ModelSpec) label() string {
 	if m.ID != "" {
-		return m.ID
+		return safeio.Clip(m.ID)
 	}
 	return "(no id)"
 }
+
+// Bounds of a model file's text and real-valued fields (the integer sizes
+// are bounded in limits.go): MaxModelID bytes of id (letters, digits and
+// . _ + - /, as in a derived "qwen3-235b-a22b/tp1-ep8"), MaxModelName bytes of name, norm.eps from 0 to MaxNormEps
+// (catalogue: 1e-6, 1e-5) and router.scaling_factor from 0 to
+// MaxScalingFactor (catalogue: 1 to 16); NaN and infinities are refused.
+const (
+	MaxModelID       = 256
+	MaxModelName     = 256
+	MaxNormEps       = 0.1
+	MaxScalingFactor = 1000
+)
+
+var modelID = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._+/-]*$`) })

@@ -107,7 +107,7 @@ func ExampleExperiments() []string {
 func ExampleExperiment(name string) (dash.Experiment, error) {
 	data, err := experimentFiles.ReadFile("experiments/" + name)
 	if err != nil {
-		return dash.Experiment{}, fmt.Errorf("example experiment %q: %w (have %v)", name, err, ExampleExperiments())
+		return dash.Experiment{}, fmt.Errorf("example experiment %s: %w (have %v)", safeio.Quote(name), err, ExampleExperiments())
 	}
 	return DecodeExperiment(bytes.NewReader(data), "experiments/"+name, ".")
 }

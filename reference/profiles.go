@@ -6,6 +6,8 @@ import (
 	"io/fs"
 	"slices"
 	"strings"
+
+	"github.com/dashlab/dashlab/internal/safeio"
 )
 
 // profiles holds the measured operator profiles shipped with dashlab, one
@@ -20,7 +22,7 @@ func Profile(name string) (fs.FS, error) {
 	if slices.Contains(ProfileNames(), name) {
 		return fs.Sub(profiles, "profiles/"+name)
 	}
-	return nil, fmt.Errorf("no shipped profile %q (available: %s)", name, strings.Join(ProfileNames(), ", "))
+	return nil, fmt.Errorf("no shipped profile %s (available: %s)", safeio.Quote(name), strings.Join(ProfileNames(), ", "))
 }
 
 // ProfileNames lists the shipped profiles, sorted.

@@ -5,6 +5,8 @@ import (
 	"embed"
 	"fmt"
 	"io/fs"
+
+	"github.com/dashlab/dashlab/internal/safeio"
 )
 
 //go:embed sweeps/*.yaml
@@ -25,7 +27,7 @@ func ExampleSweeps() []string {
 func ExampleSweep(name string) (*bytes.Reader, error) {
 	data, err := sweepFiles.ReadFile("sweeps/" + name)
 	if err != nil {
-		return nil, fmt.Errorf("example sweep %q: %w (have %v)", name, err, ExampleSweeps())
+		return nil, fmt.Errorf("example sweep %s: %w (have %v)", safeio.Quote(name), err, ExampleSweeps())
 	}
 	return bytes.NewReader(data), nil
 }

@@ -11,6 +11,8 @@ import (
 
 	"github.com/dashlab/dashlab/dash"
 	"gopkg.in/yaml.v3"
+
+	"github.com/dashlab/dashlab/internal/safeio"
 )
 
 //go:embed systems/*.yaml
@@ -145,7 +147,7 @@ func System(id string) (dash.SystemSpec, error) {
 		if n, err := strconv.Atoi(id[i+1:]); err == nil {
 			if f, ferr := systemFile(id[:i], nil); ferr == nil && f.PairFamily {
 				if n < 1 || n > dash.MaxPairs {
-					return dash.SystemSpec{}, fmt.Errorf("system %q: %w", id, &dash.RangeError{Field: "pair count", Value: fmt.Sprint(n), Min: "1", Max: fmt.Sprint(dash.MaxPairs)})
+					return dash.SystemSpec{}, fmt.Errorf("system %s: %w", safeio.Quote(id), &dash.RangeError{Field: "pair count", Value: fmt.Sprint(n), Min: "1", Max: fmt.Sprint(dash.MaxPairs)})
 				}
 				s := f.SystemSpec
 				s.ID, s.Topology.Pairs = id, n

@@ -6,6 +6,8 @@ import (
 	"sync"
 
 	"github.com/dashlab/dashlab/dash/gpu"
+
+	"github.com/dashlab/dashlab/internal/safeio"
 )
 
 // DefaultGPU is the paper's GPU (§VI-A): an NVIDIA H100 PCIe, whose timings
@@ -73,7 +75,7 @@ func LoadProfile(nameOrDir string) (*gpu.Profile, error) {
 	} else if st, serr := os.Stat(nameOrDir); serr == nil && st.IsDir() {
 		p, err = gpu.LoadProfileDir(nameOrDir)
 	} else {
-		return nil, fmt.Errorf("profile %q: neither a shipped profile (%v) nor a directory", nameOrDir, ProfileNames())
+		return nil, fmt.Errorf("profile %s: neither a shipped profile (%v) nor a directory", safeio.Quote(nameOrDir), ProfileNames())
 	}
 	if err != nil {
 		return nil, err

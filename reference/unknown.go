@@ -3,6 +3,8 @@ package reference
 import (
 	"fmt"
 	"strings"
+
+	"github.com/dashlab/dashlab/internal/safeio"
 )
 
 // UnknownError is the catalogue's answer to an id it does not have: the kind of entry
@@ -19,5 +21,5 @@ type UnknownError struct {
 
 // Error names the unknown id and the known ones.
 func (e *UnknownError) Error() string {
-	return fmt.Sprintf("unknown %s %q (known: %s)", e.Kind, e.ID, strings.Join(e.Known, ", "))
+	return fmt.Sprintf("unknown %s %s (known: %s)", e.Kind, safeio.Quote(e.ID), strings.Join(e.Known, ", "))
 }

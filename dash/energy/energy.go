@@ -64,7 +64,7 @@ func (p Params) Validate() error {
 		v    unit.JoulesPerBit
 	}{{"link", p.Link}, {"hbm", p.HBM}, {"hbf_read", p.HBFRead}, {"hbf_program", p.HBFProgram}} {
 		if !(f.v >= 0) || math.IsInf(float64(f.v), 0) || f.v > 1e-6 {
-			errs = append(errs, fmt.Errorf("energy %s = %v: must be between 0 and 1e6 pJ/bit", f.name, f.v))
+			errs = append(errs, fmt.Errorf("energy %s = %.4g pJ/bit: must be between 0 and 1e6 pJ/bit", f.name, float64(f.v)/1e-12))
 		}
 	}
 	return errors.Join(errs...)

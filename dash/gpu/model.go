@@ -224,8 +224,8 @@ func seconds(s float64) unit.Duration {
 	switch {
 	case !(ns >= 1):
 		return 1
-	case ns > 1e18:
-		return 1e18
+	case ns > float64(MaxPredictedLatency):
+		return MaxPredictedLatency
 	}
 	return unit.Duration(ns)
 }
@@ -234,8 +234,8 @@ func bytesOf(b float64) unit.Bytes {
 	if !(b >= 0) {
 		return 0
 	}
-	if b > 1e18 {
-		return 1e18
+	if b > float64(MaxPredictedBytes) {
+		return MaxPredictedBytes
 	}
 	return unit.Bytes(math.Round(b))
 }
@@ -294,6 +294,8 @@ func (m *Model) Predict(op Op) Prediction {
 		KVBytes:         bytesOf(w.kv),
 		FLOPs:           unit.FLOPs(w.flops),
 		Extrapolated:    extrap,
+		OutOfRange: !(total*1e9 < float64(MaxPredictedLatency)) || !(w.weight < float64(MaxPredictedBytes)) ||
+			!(w.act < float64(MaxPredictedBytes)) || !(w.kv < float64(MaxPredictedBytes)),
 	}
 }
 

@@ -152,7 +152,18 @@ type Prediction struct {
 	// Extrapolated is true when the shape is outside the measured range and
 	// the answer comes from the fitted roofline rather than interpolation.
 	Extrapolated bool
+	// OutOfRange is true when the shape's time or bytes pass what the model
+	// represents (MaxPredictedLatency, MaxPredictedBytes): the values are
+	// held at those bounds and are no prediction.
+	OutOfRange bool
 }
+
+// MaxPredictedLatency and MaxPredictedBytes bound a prediction's times and
+// bytes (about 31.7 years; 1 EB): a shape beyond them is marked OutOfRange.
+const (
+	MaxPredictedLatency = unit.Duration(1e18)
+	MaxPredictedBytes   = unit.Bytes(1e18)
+)
 
 // maxDim bounds every size so that absurd shapes stay finite.
 const maxDim = 1 << 40

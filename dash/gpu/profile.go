@@ -81,7 +81,7 @@ var schemas = map[string]*schema{
 				op.LatentDim = op.HeadDim - op.RopeDim
 				op.KVHeads = 0
 			default:
-				return op, fmt.Errorf("column \"phase\": %q is not prefill, decode or decode_absorbed", p)
+				return op, fmt.Errorf("column \"phase\": %s is not prefill, decode or decode_absorbed", safeio.Quote(p))
 			}
 			return op, nil
 		}},
@@ -101,12 +101,12 @@ var schemas = map[string]*schema{
 				if g[2] != "" {
 					e, _ = strconv.Atoi(g[2])
 				}
-				if k < 1 || e < k {
+				if k < 1 || e < k || e > MaxProfileDim {
 					return Op{}, fmt.Errorf("column \"op\": %q selects %d of %d experts", name, k, e)
 				}
 				return Op{Kind: Route, M: m, Experts: e, TopK: k}, nil
 			}
-			return Op{}, fmt.Errorf("column \"op\": unknown operator %q (want rmsnorm or softmax_topk<K>_of<E>)", name)
+			return Op{}, fmt.Errorf("column \"op\": unknown operator %s (want rmsnorm or softmax_topk<K>_of<E>)", safeio.Quote(name))
 		}},
 }
 
@@ -129,7 +129,7 @@ func (c *cells) num(name string) float64 {
 	v, err := strconv.ParseFloat(s, 64)
 	if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
 		if c.err == nil {
-			c.err = fmt.Errorf("column %q: %q is not a number", name, s)
+			c.err = fmt.Errorf("column %q: %s is not a finite number", name, safeio.Quote(s))
 		}
 		return 0
 	}
@@ -141,12 +141,31 @@ func (c *cells) int(name string) int {
 	if c.err != nil {
 		return 0
 	}
-	if v != math.Trunc(v) || v < 1 || v > maxDim {
-		c.err = fmt.Errorf("column %q: %v is not a positive whole number", name, v)
+	if v != math.Trunc(v) || v < 1 || v > MaxProfileDim {
+		c.err = fmt.Errorf("column %q: %v: want a whole number from 1 to %d", name, v, MaxProfileDim)
 		return 0
 	}
 	return int(v)
 }
+
+// Bounds of a profile's (and a shape file's) values: far beyond every
+// shipped measurement (sizes up to 202,048, latencies 4.5 µs .. 57 ms) and
+// every shape a model of the catalogue gives, and inside what the timing
+// model represents.
+const (
+	// MaxProfileDim bounds every size column (M, K, N, experts, batch,
+	// kv_len, ...) and reps: 16 Mi.
+	MaxProfileDim = 1 << 24
+	// MinLatencyUs and MaxLatencyUs bound a measured latency (0.01 µs ..
+	// 1e9 µs): below, the nanosecond clock cannot hold it; above, no kernel
+	// runs that long.
+	MinLatencyUs = 0.01
+	MaxLatencyUs = 1e9
+	// MaxShapeBytes bounds the shapes `gpu predict` reads (64 MiB) and
+	// MaxLineBytes one line of any profile CSV (64 KiB).
+	MaxShapeBytes = 64 << 20
+	MaxLineBytes  = safeio.MaxLineBytes
+)
 
 // Point is one measured operator.
 type Point struct {
@@ -189,6 +208,31 @@ type Env struct {
 	// driver reports them.
 	MaxSMClockMHz float64 `json:"max_sm_clock_mhz"`
 	L2Bytes       int64   `json:"l2_bytes"`
+}
+
+// check refuses env.json values outside their plausible ranges (each
+// from 0, the value being absent): sms up to 100,000, mem_gb up to 1e6,
+// copy_bw_GBps_read_plus_write up to 1e6, bf16_matmul_TFLOPs_8192 up to
+// 1e6, tiny_kernel_us up to 1000, max_sm_clock_mhz up to 1e5, l2_bytes up
+// to 1e12, and text fields of at most 1 KiB.
+func (e Env) check() error {
+	var errs []error
+	for _, f := range []struct {
+		name  string
+		v, hi float64
+	}{{"sms", float64(e.SMs), 1e5}, {"mem_gb", e.MemGB, 1e6}, {"copy_bw_GBps_read_plus_write", e.CopyGBps, 1e6},
+		{"bf16_matmul_TFLOPs_8192", e.MatmulTFLOPs, 1e6}, {"tiny_kernel_us", e.TinyKernelUs, 1000},
+		{"max_sm_clock_mhz", e.MaxSMClockMHz, 1e5}, {"l2_bytes", float64(e.L2Bytes), 1e12}} {
+		if !(f.v >= 0 && f.v <= f.hi) {
+			errs = append(errs, fmt.Errorf("%s = %v: outside the plausible range 0 .. %g", f.name, f.v, f.hi))
+		}
+	}
+	for _, f := range []struct{ name, v string }{{"gpu", e.GPU}, {"torch", e.Torch}, {"cuda", e.CUDA}, {"dtype", e.DType}, {"date", e.Date}, {"method", e.Method}} {
+		if len(f.v) > 1<<10 {
+			errs = append(errs, fmt.Errorf("%s = %s: longer than 1 KiB", f.name, safeio.Quote(f.v)))
+		}
+	}
+	return errors.Join(errs...)
 }
 
 // Profile is a set of measured operator latencies and the machine they were
@@ -343,8 +387,8 @@ func loadProfile(fsys fs.FS, prefix string) (*Profile, error) {
 		if p.Env, err = environment(data); err != nil {
 			return nil, fmt.Errorf("%s%s: %v", prefix, FileEnv, err)
 		}
-		if p.Env.TinyKernelUs < 0 || math.IsNaN(p.Env.TinyKernelUs) {
-			return nil, fmt.Errorf("%s%s: tiny_kernel_us = %v must not be negative", prefix, FileEnv, p.Env.TinyKernelUs)
+		if err := p.Env.check(); err != nil {
+			return nil, fmt.Errorf("%s%s: %v", prefix, FileEnv, err)
 		}
 	}
 	return p, nil
@@ -360,7 +404,7 @@ type csvTable struct {
 
 // readCSV reads a whole CSV, checking the header for the required columns.
 func readCSV(r io.Reader, file string, required []string) (*csvTable, error) {
-	cr := csv.NewReader(r)
+	cr := csv.NewReader(safeio.NewLineReader(r, file, MaxLineBytes, MaxShapeBytes))
 	cr.TrimLeadingSpace = true
 	cr.ReuseRecord = false
 	header, err := cr.Read()
@@ -374,13 +418,13 @@ func readCSV(r io.Reader, file string, required []string) (*csvTable, error) {
 	for i, h := range header {
 		h = strings.TrimSpace(strings.TrimPrefix(h, "\ufeff"))
 		if _, dup := t.col[h]; dup && h != "" {
-			return nil, fmt.Errorf("%s:1: column %q appears twice", file, h)
+			return nil, fmt.Errorf("%s:1: column %s appears twice", file, safeio.Quote(h))
 		}
 		t.col[h] = i
 	}
 	for _, c := range required {
 		if _, ok := t.col[c]; !ok {
-			return nil, fmt.Errorf("%s:1: missing column %q (header: %s)", file, c, strings.Join(header, ","))
+			return nil, fmt.Errorf("%s:1: missing column %q (header: %s)", file, c, safeio.Clip(strings.Join(header, ",")))
 		}
 	}
 	for {
@@ -404,6 +448,14 @@ func readCSV(r io.Reader, file string, required []string) (*csvTable, error) {
 func csvErr(file string, err error) error {
 	var pe *csv.ParseError
 	if errors.As(err, &pe) {
+		err = pe.Err
+	}
+	var ll *safeio.LineTooLongError
+	var tl *safeio.TooLargeError
+	switch {
+	case errors.As(err, &ll), errors.As(err, &tl):
+		return err // it names the file and line itself
+	case pe != nil:
 		return fmt.Errorf("%s:%d: %v", file, pe.Line, pe.Err)
 	}
 	return fmt.Errorf("%s: %v", file, err)
@@ -448,11 +500,8 @@ func parseMeasurements(r io.Reader, file, kind string) ([]Point, error) {
 			if c.err != nil {
 				return 0, c.err
 			}
-			if v <= 0 {
-				return 0, fmt.Errorf("column %q: latency %v us must be positive", name, v)
-			}
-			if v > 1e12 {
-				return 0, fmt.Errorf("column %q: latency %v us is absurd", name, v)
+			if v < MinLatencyUs || v > MaxLatencyUs {
+				return 0, fmt.Errorf("column %q: latency %v us: outside the plausible range %g .. %g us", name, v, MinLatencyUs, MaxLatencyUs)
 			}
 			return unit.Duration(math.Round(v * 1e3)), nil
 		}
@@ -508,8 +557,10 @@ func parseMeasurements(r io.Reader, file, kind string) ([]Point, error) {
 	return pts, nil
 }
 
-// decodeEnv decodes an env.json (its first JSON value).
+// decodeEnv decodes an env.json (its first JSON value; a UTF-8
+// byte-order mark is skipped).
 func decodeEnv(data []byte) (Env, error) {
+	data = bytes.TrimPrefix(data, []byte("\ufeff"))
 	var env Env
 	err := json.NewDecoder(bytes.NewReader(data)).Decode(&env)
 	return env, err

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"runtime"
 	"slices"
 	"time"
 
@@ -15,18 +16,22 @@ import (
 
 // Options configure a check.
 type Options struct {
-	// Tokens is the number of random tokens whose selections are compared.
+	// Tokens is the number of random tokens whose selections are compared
+	// (1 to MaxTokens).
 	Tokens int
 	// Seed seeds every draw: the same seed gives the same report.
 	Seed uint64
 	// TokensPerDraw is how many tokens share one draw of the weights
-	// (W_out, gamma, W_r and the bias); 0 means 1024. Precomputing W_hat
+	// (W_out, gamma, W_r and the bias); 0 means 1024 (at most MaxTokens). Precomputing W_hat
 	// costs about as much as E tokens, so weights are redrawn in blocks.
 	TokensPerDraw int
 	// AttnWidth overrides the output projection's input width (heads x
-	// head_dim) for a cheaper check; 0 uses the model's real width.
+	// head_dim) for a cheaper check; 0 uses the model's real width. At most
+	// dash.MaxWidth, and one draw of the weights at that width must fit in
+	// MaxWeightBytes (see WeightBytes).
 	AttnWidth int
-	// MaxFlips bounds the flips reported in detail (0 means 20).
+	// MaxFlips bounds the flips reported in detail (0 means 20; at most
+	// MaxTokens).
 	MaxFlips int
 }
 
@@ -94,19 +99,51 @@ type Flip struct {
 // ErrOptions is returned for bad options.
 var ErrOptions = errors.New("lookahead: bad options")
 
+// Bounds of a check's options: MaxTokens tokens (a hundred times the CLI's
+// default), tokens per draw and flips up to MaxTokens, an attention width up
+// to dash.MaxWidth, and at most MaxWeightBytes of FP32 weights held at once
+// (W_out, W_r, diag(gamma) W_r and W_hat of one draw: DeepSeek-V3 at its
+// real width holds about 490 MB).
+const (
+	MaxTokens      = 1_000_000
+	MaxWeightBytes = 768 << 20
+)
+
+// WeightBytes is what one draw of model m's routing weights holds at output
+// projection width ow, in bytes (FP32), with the work buffers of a block.
+func WeightBytes(m dash.ModelSpec, ow int) float64 {
+	h, e := float64(m.HiddenSize), float64(m.FFN.RoutedExperts)
+	w := float64(ow)
+	return 4 * (w*h + 2*h*e + w*e + h + blockTokens*(3*h+w+2*e))
+}
+
+// blockTokens is how many tokens are compared at once.
+const blockTokens = 256
+
 // Check compares early and conventional expert selection for model m.
 func Check(m dash.ModelSpec, o Options) (Report, error) {
-	if o.Tokens < 1 {
-		return Report{}, fmt.Errorf("%w: tokens = %d: must be at least 1", ErrOptions, o.Tokens)
+	if o.Tokens < 1 || o.Tokens > MaxTokens {
+		return Report{}, fmt.Errorf("%w: tokens = %d: must be from 1 to %d", ErrOptions, o.Tokens, MaxTokens)
 	}
-	if o.TokensPerDraw < 0 || o.AttnWidth < 0 || o.MaxFlips < 0 {
-		return Report{}, fmt.Errorf("%w: tokens per draw, attention width and max flips must not be negative", ErrOptions)
+	if o.TokensPerDraw < 0 || o.TokensPerDraw > MaxTokens || o.MaxFlips < 0 || o.MaxFlips > MaxTokens {
+		return Report{}, fmt.Errorf("%w: tokens per draw = %d, max flips = %d: must be from 0 to %d", ErrOptions, o.TokensPerDraw, o.MaxFlips, MaxTokens)
+	}
+	if o.AttnWidth < 0 || o.AttnWidth > dash.MaxWidth {
+		return Report{}, fmt.Errorf("%w: attention width = %d: must be from 0 (the model's) to %d", ErrOptions, o.AttnWidth, dash.MaxWidth)
 	}
 	if err := m.Validate(); err != nil {
 		return Report{}, err
 	}
 	if m.FFN.RoutedExperts < 1 || m.FFN.TopK < 1 {
 		return Report{}, fmt.Errorf("%w: model %s has no routed experts", ErrOptions, m.ID)
+	}
+	ow := m.OutputProjectionWidth()
+	if o.AttnWidth > 0 {
+		ow = o.AttnWidth
+	}
+	if b := WeightBytes(m, ow); b > MaxWeightBytes {
+		return Report{}, fmt.Errorf("%w: model %s at attention width %d (hidden %d, %d experts): one draw of the weights takes about %.3g bytes in FP32, more than the %d MiB a check may hold: give a smaller attention width",
+			ErrOptions, m.ID, ow, m.HiddenSize, m.FFN.RoutedExperts, b, MaxWeightBytes>>20)
 	}
 	start := time.Now()
 	rep := Report{Model: m.ID, Router: describeRouter(m), Eligible: m.LookaheadEligible(), Reason: m.LookaheadReason(),
@@ -125,10 +162,13 @@ func Check(m dash.ModelSpec, o Options) (Report, error) {
 	rng := rand.New(rand.NewPCG(o.Seed, 0x6c6f6f6b61686561))
 	for done := 0; done < o.Tokens; {
 		n := min(per, o.Tokens-done)
+		if WeightBytes(m, rep.AttnWidth) > 64<<20 {
+			runtime.GC() // the last draw's weights (or model's) go before the next's come
+		}
 		w := drawWeights(rng, m, rep.AttnWidth)
 		rep.Draws++
 		for b := 0; b < n; {
-			t := min(256, n-b)
+			t := min(blockTokens, n-b)
 			w.block(rng, t, done+b, &rep, maxFlips)
 			b += t
 		}

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/dashlab/dashlab/dash"
+	"github.com/dashlab/dashlab/internal/safeio"
 	"github.com/dashlab/dashlab/reference"
 )
 
@@ -33,8 +34,10 @@ type costPointJSON struct {
 }
 
 type breakevenJSON struct {
-	Delta      float64 `json:"delta_hbm_stacks"`
-	BreakevenR float64 `json:"breakeven_r"`
+	Delta float64 `json:"delta_hbm_stacks"`
+	// BreakevenR is null when no r > 0 breaks even at this delta.
+	BreakevenR *float64 `json:"breakeven_r"`
+	Note       string   `json:"note,omitempty"`
 }
 
 type scalingJSON struct {
@@ -54,9 +57,9 @@ type scalingJSON struct {
 func runCost(args []string, _ io.Reader, stdout, stderr io.Writer) error {
 	fs := newFlags("cost", "cost [--system ID] [--r LIST] [--delta LIST] [--pairs N] [--format table|json|csv [--table gain|breakeven|scaling]]", stderr)
 	system := fs.String("system", "dash", "system id (dash, compact-dash, relay-only, direct-only, dash-N, ...)")
-	rList := fs.String("r", "0.5,1,2,4,8,16,21.33,32", "HBF-to-HBM per-stack cost ratios r, comma-separated")
-	dList := fs.String("delta", "0,1,2,4,8,16", "integration costs delta in HBM-stack units, comma-separated")
-	pairs := fs.Int("pairs", 8, "scale the topology from 1 to this many HBM-HBF pairs")
+	rList := fs.String("r", "0.5,1,2,4,8,16,21.33,32", "HBF-to-HBM per-stack cost ratios r, comma-separated (positive, finite; at most 1000 values)")
+	dList := fs.String("delta", "0,1,2,4,8,16", "integration costs delta in HBM-stack units, comma-separated (0 or more, finite; at most 1000 values); where no r breaks even, the breakeven is none")
+	pairs := fs.Int("pairs", 8, "scale the topology from 1 to this many HBM-HBF pairs (at most 64, the topology's limit)")
 	format := fs.String("format", "table", "output format: table, json or csv (one table, see --table)")
 	tables := addTableFlag(fs, "gain", "breakeven", "scaling")
 	if err := parse(fs, args); err != nil {
@@ -101,7 +104,13 @@ func runCost(args []string, _ io.Reader, stdout, stderr io.Writer) error {
 		out.Gain = append(out.Gain, costPointJSON{R: p.R, Delta: p.Delta, GainX: p.Gain})
 	}
 	for _, p := range line {
-		out.Breakeven = append(out.Breakeven, breakevenJSON{Delta: p.Delta, BreakevenR: p.R})
+		b := breakevenJSON{Delta: p.Delta}
+		if r, ok := (dash.CostModel{R: 1, Delta: p.Delta}).Breakeven(s); ok {
+			b.BreakevenR = &r
+		} else {
+			b.Note = fmt.Sprintf("no r > 0 breaks even: at delta %g even a free HBF stack gives G < 1", p.Delta)
+		}
+		out.Breakeven = append(out.Breakeven, b)
 	}
 	for _, p := range scaling {
 		v := s
@@ -136,7 +145,11 @@ func writeCostTable(w io.Writer, o costJSON, rs, ds []float64) {
 	}
 	br := []string{"breakeven r"}
 	for _, b := range o.Breakeven {
-		br = append(br, fmt.Sprintf("%.2f", b.BreakevenR))
+		if b.BreakevenR == nil {
+			br = append(br, "none")
+			continue
+		}
+		br = append(br, fmt.Sprintf("%.2f", *b.BreakevenR))
 	}
 	t.add(br...)
 	t.write(w)
@@ -151,13 +164,21 @@ func writeCostTable(w io.Writer, o costJSON, rs, ds []float64) {
 	s.write(w)
 }
 
-// parseFloats reads a comma-separated list of finite numbers.
+// maxListValues bounds a comma-separated list flag.
+const maxListValues = 1000
+
+// parseFloats reads a comma-separated list of at most maxListValues finite
+// numbers.
 func parseFloats(flag, s string) ([]float64, error) {
 	var out []float64
-	for _, f := range strings.Split(s, ",") {
+	fields := strings.Split(s, ",")
+	if len(fields) > maxListValues {
+		return nil, fmt.Errorf("%w: %s: %d values; at most %d", errUsage, flag, len(fields), maxListValues)
+	}
+	for _, f := range fields {
 		x, err := strconv.ParseFloat(strings.TrimSpace(f), 64)
 		if err != nil || math.IsNaN(x) || math.IsInf(x, 0) {
-			return nil, fmt.Errorf("%w: %s %q: want finite numbers separated by commas", errUsage, flag, s)
+			return nil, fmt.Errorf("%w: %s %s: want finite numbers separated by commas", errUsage, flag, safeio.Quote(f))
 		}
 		out = append(out, x)
 	}

@@ -20,7 +20,7 @@ func TestCostJSON(t *testing.T) {
 	if len(doc.Gain) != 4 || math.Abs(doc.Gain[0].GainX-11.1667) > 1e-3 || len(doc.Scaling) != 3 || doc.Scaling[2].LogicalLinks != 9 {
 		t.Errorf("doc %+v", doc)
 	}
-	if math.Abs(doc.Breakeven[0].BreakevenR-21.3333) > 1e-3 {
+	if doc.Breakeven[0].BreakevenR == nil || math.Abs(*doc.Breakeven[0].BreakevenR-21.3333) > 1e-3 {
 		t.Errorf("breakeven %+v", doc.Breakeven)
 	}
 	for _, bad := range [][]string{{"--r", "0"}, {"--delta", "-1"}, {"--r", "x"}, {"--pairs", "0"}} {

@@ -67,8 +67,15 @@ func csvOf[T any](rows []T) csvTable {
 
 var textMarshaler = reflect.TypeFor[encoding.TextMarshaler]()
 
-// csvCell writes one value; false for a kind one cell cannot hold.
+// csvCell writes one value; false for a kind one cell cannot hold. A nil
+// pointer (a value that does not exist: JSON's null) is an empty cell.
 func csvCell(v reflect.Value) (string, bool) {
+	if v.Kind() == reflect.Pointer {
+		if v.IsNil() {
+			return "", true
+		}
+		return csvCell(v.Elem())
+	}
 	if v.Type().Implements(textMarshaler) {
 		b, err := v.Interface().(encoding.TextMarshaler).MarshalText()
 		return string(b), err == nil

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/dashlab/dashlab/dash/gpu"
+	"github.com/dashlab/dashlab/internal/safeio"
 	"github.com/dashlab/dashlab/reference"
 )
 
@@ -60,7 +61,7 @@ func derivedNote(m *gpu.Model) string {
 }
 
 func gpuPredict(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
-	fs := newFlags("gpu predict", "gpu predict --profile NAME_OR_DIR --kind gemm|grouped|attn|misc [--gpu ID] [--detail] < shapes.csv", stderr)
+	fs := newFlags("gpu predict", fmt.Sprintf("gpu predict --profile NAME_OR_DIR --kind gemm|grouped|attn|misc [--gpu ID] [--detail] < shapes.csv  (sizes 1 to %d, at most %d MiB)", gpu.MaxProfileDim, gpu.MaxShapeBytes>>20), stderr)
 	profile := fs.String("profile", reference.DefaultProfile, "shipped profile name ("+strings.Join(reference.ProfileNames(), ", ")+") or a directory with the same CSV files")
 	kind := fs.String("kind", "", "operator file kind: gemm, grouped, attn or misc (the input has that file's header)")
 	gpuID := fs.String("gpu", "", "target GPU id (h200-sxm, h100-pcie); default: the profile's own GPU")
@@ -120,6 +121,10 @@ func gpuPredict(args []string, stdin io.Reader, stdout, stderr io.Writer) error 
 		out := make([]string, len(header))
 		copy(out, rec)
 		pr := m.Predict(shapes.Ops[i])
+		if pr.OutOfRange {
+			return fmt.Errorf("stdin:%d: %s: its time or bytes pass what the timing model represents (1e18 ns, about 31.7 years; 1 EB): the shape is out of range",
+				shapes.Lines[i], safeio.Quote(strings.Join(rec, ",")))
+		}
 		vals := []string{us(pr.Latency), us(pr.Compute), us(pr.Overhead), strconv.FormatBool(pr.Extrapolated)}
 		for j := range extra {
 			out[col[j]] = vals[j]

@@ -89,7 +89,7 @@ func TestGPUPredictBadInput(t *testing.T) {
 		{"unknown kind", "M,K,N\n1,2,3\n", []string{"predict", "--kind", "conv"}, 2, `--kind "conv"`},
 		{"no kind", "M,K,N\n1,2,3\n", []string{"predict"}, 2, "--kind"},
 		{"missing column", "M,K\n1,2\n", []string{"predict", "--kind", "gemm"}, 1, `stdin:1: missing column "N"`},
-		{"non-numeric", "M,K,N\n1,2,x\n", []string{"predict", "--kind", "gemm"}, 1, `stdin:2: column "N": "x" is not a number`},
+		{"non-numeric", "M,K,N\n1,2,x\n", []string{"predict", "--kind", "gemm"}, 1, `stdin:2: column "N": "x" is not a finite number`},
 		{"ragged", "M,K,N\n1,2\n", []string{"predict", "--kind", "gemm"}, 1, "stdin:2: wrong number of fields"},
 		{"empty", "", []string{"predict", "--kind", "grouped"}, 1, "stdin:1: empty file"},
 		{"unknown gpu", "M,K,N\n1,2,3\n", []string{"predict", "--kind", "gemm", "--gpu", "b200"}, 2, `unknown GPU "b200"`},

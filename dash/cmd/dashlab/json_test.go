@@ -68,7 +68,7 @@ var outputCases = []struct {
 	{args: []string{"systems"}, header: map[string]string{"": "id,name,topology,pairs,path_gpu_hbm,path_gpu_hbf,path_hbm_hbf,hbm_capacity_bytes,hbf_capacity_bytes,gpu_facing_links,links,pair_family"}},
 	{args: []string{"cost", "--r", "1,2", "--delta", "0,2", "--pairs", "2"}, header: map[string]string{
 		"":          "r,delta_hbm_stacks,gain_x",
-		"breakeven": "delta_hbm_stacks,breakeven_r",
+		"breakeven": "delta_hbm_stacks,breakeven_r,note",
 		"scaling":   "pairs,gpu_facing_links,pair_local_links,logical_links,capacity_gb,reference_capacity_gb,expert_bandwidth_tbps,beachfront_mm,link_power_low_w,link_power_high_w,gain_r1_d0_x",
 	}},
 	{args: []string{"endurance", "--batch", "2", "--prompt", "128", "--output", "8"}, header: map[string]string{"": "utilization,pe_cycles,lifetime_years"}},

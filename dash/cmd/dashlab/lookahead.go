@@ -5,6 +5,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/dashlab/dashlab/dash"
 	"github.com/dashlab/dashlab/dash/lookahead"
 	"github.com/dashlab/dashlab/reference"
 )
@@ -23,10 +24,11 @@ func runLookahead(args []string, _ io.Reader, stdout, stderr io.Writer) error {
 	}
 	fs := newFlags("lookahead check", "lookahead check --model ID|all [--trials N] [--seed S] [--attn-width W] [--format table|json|csv] [--perf]", stderr)
 	model := fs.String("model", "", "catalogue model id, or all")
-	trials := fs.Int("trials", 10000, "random tokens compared per model")
+	trials := fs.Int("trials", 10000, fmt.Sprintf("random tokens compared per model (1 to %d)", lookahead.MaxTokens))
 	seed := fs.Uint64("seed", 1, "seed of the random draws")
-	perDraw := fs.Int("tokens-per-draw", 1024, "tokens that share one draw of the weights")
-	width := fs.Int("attn-width", 0, "override the attention output width (0: the model's real heads x head_dim)")
+	perDraw := fs.Int("tokens-per-draw", 1024, fmt.Sprintf("tokens that share one draw of the weights (1 to %d)", lookahead.MaxTokens))
+	width := fs.Int("attn-width", 0, fmt.Sprintf("override the attention output width (0: the model's real heads x head_dim; at most %d, and one draw of FP32 weights, width x hidden x 4 bytes and more, within %d MiB)",
+		dash.MaxWidth, lookahead.MaxWeightBytes>>20))
 	format := fs.String("format", "table", "output format: table, json or csv (one row per model)")
 	perf := fs.Bool("perf", false, "with --format json or csv: add each check's wall time (elapsed_s), which differs from run to run")
 	if err := parse(fs, args[1:]); err != nil {
@@ -41,12 +43,31 @@ func runLookahead(args []string, _ io.Reader, stdout, stderr io.Writer) error {
 	if *model == "" {
 		return fmt.Errorf("%w: set --model (a catalogue id or all)", errUsage)
 	}
-	if *trials < 1 || *perDraw < 1 || *width < 0 {
-		return fmt.Errorf("%w: --trials and --tokens-per-draw must be at least 1, --attn-width not negative", errUsage)
+	switch {
+	case *trials < 1 || *trials > lookahead.MaxTokens:
+		return fmt.Errorf("%w: --trials %d: want 1 to %d", errUsage, *trials, lookahead.MaxTokens)
+	case *perDraw < 1 || *perDraw > lookahead.MaxTokens:
+		return fmt.Errorf("%w: --tokens-per-draw %d: want 1 to %d", errUsage, *perDraw, lookahead.MaxTokens)
+	case *width < 0 || *width > dash.MaxWidth:
+		return fmt.Errorf("%w: --attn-width %d: want 0 (the model's) to %d", errUsage, *width, dash.MaxWidth)
 	}
 	ids := []string{*model}
 	if *model == "all" {
 		ids = reference.ModelIDs()
+	}
+	for _, id := range ids {
+		m, err := reference.Model(id)
+		if err != nil {
+			return err
+		}
+		ow := m.OutputProjectionWidth()
+		if *width > 0 {
+			ow = *width
+		}
+		if b := lookahead.WeightBytes(m, ow); b > lookahead.MaxWeightBytes {
+			return fmt.Errorf("%w: --attn-width %d: model %s (hidden %d, %d experts) would hold about %.3g bytes of FP32 weights per draw, more than the %d MiB a check may: give a smaller width",
+				errUsage, ow, id, m.HiddenSize, m.FFN.RoutedExperts, b, lookahead.MaxWeightBytes>>20)
+		}
 	}
 	var reps []lookahead.Report
 	for _, id := range ids {

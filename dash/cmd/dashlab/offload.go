@@ -10,6 +10,7 @@ import (
 
 	"github.com/dashlab/dashlab/dash"
 	"github.com/dashlab/dashlab/dash/offload"
+	"github.com/dashlab/dashlab/internal/safeio"
 	"github.com/dashlab/dashlab/reference"
 	"github.com/dashlab/dashlab/reference/reproduce"
 )
@@ -193,10 +194,14 @@ func f2(x float64) string { return strconv.FormatFloat(x, 'f', 2, 64) }
 // parseInts reads a comma-separated list of positive integers.
 func parseInts(flag, s string) ([]int, error) {
 	var out []int
-	for _, f := range strings.Split(s, ",") {
+	fields := strings.Split(s, ",")
+	if len(fields) > maxListValues {
+		return nil, fmt.Errorf("%w: %s: %d values; at most %d", errUsage, flag, len(fields), maxListValues)
+	}
+	for _, f := range fields {
 		n, err := strconv.Atoi(strings.TrimSpace(f))
 		if err != nil || n < 1 || n > 1<<20 {
-			return nil, fmt.Errorf("%w: %s %q: want positive whole numbers separated by commas", errUsage, flag, s)
+			return nil, fmt.Errorf("%w: %s %s: want whole numbers from 1 to %d separated by commas", errUsage, flag, safeio.Quote(f), 1<<20)
 		}
 		out = append(out, n)
 	}
