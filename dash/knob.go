@@ -17,9 +17,13 @@ import (
 //
 //	TRead unit.Duration `yaml:"t_read" knob:"t_R | page read (sensing) latency | 10ns..10s | §VI-A"`
 //
-// (symbol | what it is | range | citation), and the path is the field's YAML
-// keys (hbf.t_read, link.usable, topology.pairs, workload.batch,
-// execution.lookahead). The builder (Set, With and its typed methods), the
+// (symbol | what it is | range | citation, and optionally "slower" or
+// "faster": what a larger value does, Knob.Larger), and the path is the
+// field's YAML keys (hbf.t_read, link.usable, topology.pairs,
+// workload.batch, execution.lookahead). Adding a parameter is adding a
+// field with its tag, and its physics: every view below has it at once (a
+// field whose zero is its default also takes json:",omitempty", which keeps
+// the sweep point keys that hash the system's JSON). The builder (Set, With and its typed methods), the
 // notebooks' knobs, sweep axes, experiment-file overrides, the CLI's --set
 // and the generated knob reference (docs/knobs.md) are views of this table;
 // so are Validate's range checks and the what-if labels (Change.Label). The
