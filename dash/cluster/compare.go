@@ -38,7 +38,8 @@ type CompareConfig struct {
 	// Targets are aggregate output throughputs (tokens/s) to provision,
 	// the break-even table's rows.
 	Targets []float64
-	// Warmup and Measure are each trace's window; Seed its draw.
+	// Warmup and Measure are each trace's window, at least B_max and 2 x
+	// B_max of the instance's scheduler; Seed its draw.
 	Warmup, Measure int
 	Seed            uint64
 	// Steps is the bisection's steps over the load (0: 6).
@@ -174,6 +175,10 @@ func Compare(ctx context.Context, cfg CompareConfig, progress func(label string,
 	return out, nil
 }
 
+// maxExtra bounds the requests a backlogged run adds beyond its window to
+// keep its queue full.
+const maxExtra = 1024
+
 // maxLoad is the highest load tried, as a fraction of the backlogged
 // rate: below it the queue stays stable over a window.
 const maxLoad = 0.95
@@ -185,6 +190,11 @@ func capacityOf(ctx context.Context, cfg CompareConfig, c Contender, steps int, 
 	e.parallel.Data = 1
 	kv := e.KVOf()
 	capy := Capacity{Label: c.Label, Price: c.Price, GPUs: e.parallel.InstanceGPUs(), KVTokens: kv.Tokens}
+	// A window must outlast the instance's batch, or it measures a burst
+	// the instance absorbs, not a rate it sustains: at least B_max
+	// requests of warm-up and 2 x B_max measured.
+	bmax := (ServeConfig{Experiment: e, Scheduler: cfg.Scheduler}).InstanceScheduler().MaxBatch
+	cfg.Warmup, cfg.Measure = max(cfg.Warmup, bmax), max(cfg.Measure, 2*bmax)
 	sc := ServeConfig{Experiment: e, Scheduler: cfg.Scheduler, Warmup: cfg.Warmup, Measure: cfg.Measure, Approx: cfg.Approx}
 	mean := float64(cfg.Prompt.Min+max(cfg.Prompt.Min, cfg.Prompt.Max)) / 2
 	meanOut := float64(cfg.Output.Min+max(cfg.Output.Min, cfg.Output.Max)) / 2
@@ -196,8 +206,9 @@ func capacityOf(ctx context.Context, cfg CompareConfig, c Contender, steps int, 
 			progress(c.Label, k, steps+1)
 		}
 	}
-	// Saturation: every request waiting from time zero.
-	n := cfg.Warmup + cfg.Measure + 2*sc.InstanceScheduler().MaxBatch
+	// Saturation: every request waiting from time zero (the queue kept full
+	// by up to 2 x B_max more, at most maxExtra).
+	n := cfg.Warmup + cfg.Measure + min(2*sc.InstanceScheduler().MaxBatch, maxExtra)
 	back, err := serve.Backlogged(n, cfg.Prompt, cfg.Output, cfg.Seed)
 	if err != nil {
 		return Capacity{}, err

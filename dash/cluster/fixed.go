@@ -59,11 +59,13 @@ type KV struct {
 // plans, per attention group, in the bytes of one token's KV over all
 // stages.
 func (e Experiment) Capacity() serve.KVCapacity {
-	var per, hbf, hbm unit.Bytes
+	var per unit.Bytes
 	tokHBF, tokHBM := int64(-1), int64(-1)
+	hbmOnly := false
 	for _, st := range e.stages {
 		kv := serve.PlanKV(st.GPU)
 		per += kv.PerToken
+		hbmOnly = hbmOnly || kv.HBMOnly
 		if kv.PerToken <= 0 {
 			continue
 		}
@@ -75,9 +77,7 @@ func (e Experiment) Capacity() serve.KVCapacity {
 		}
 	}
 	a := int64(e.parallel.AttentionGroups())
-	hbf = unit.Bytes(max(0, tokHBF)*a) * per
-	hbm = unit.Bytes(max(0, tokHBM)*a) * per
-	return serve.KVCapacity{HBF: hbf, HBM: hbm, PerToken: per}
+	return serve.KVCapacity{HBF: unit.Bytes(max(0, tokHBF)*a) * per, HBM: unit.Bytes(max(0, tokHBM)*a) * per, PerToken: per, HBMOnly: hbmOnly}
 }
 
 // KVOf is the instance's KV capacity against the fixed batch.

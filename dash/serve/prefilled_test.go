@@ -50,3 +50,34 @@ func TestSimulateOnIsSimulate(t *testing.T) {
 		t.Errorf("SimulateOn: %v %+v, Simulate %v %+v", got.SimTime, got.Measured[3], want.SimTime, want.Measured[3])
 	}
 }
+
+// A package without HBF keeps the prompts' KV in HBM too: admission
+// reserves prompt and generated tokens' KV from the one HBM pool.
+func TestHBMOnlyKVIsOnePool(t *testing.T) {
+	exp := small(t, "dash")
+	cfg := Config{Experiment: exp, Scheduler: PaperScheduler()}
+	kv := PlanKV(exp)
+	per := kv.PerToken
+	reqs := []Request{{ID: 0, Prompt: 1000, Output: 4}}
+	for _, c := range []struct {
+		kv       KVCapacity
+		rejected int
+	}{
+		{KVCapacity{HBF: 1000 * per, HBM: 3 * per, PerToken: per}, 0},                // prompt in HBF, 3 decode tokens in HBM
+		{KVCapacity{HBM: 1002 * per, PerToken: per, HBMOnly: true}, 1},               // 1003 tokens in HBM do not fit
+		{KVCapacity{HBM: 1003 * per, PerToken: per, HBMOnly: true}, 0},               // they do
+		{KVCapacity{HBF: 1 << 40, HBM: 1002 * per, PerToken: per, HBMOnly: true}, 1}, // HBF unused
+	} {
+		p, err := sim.NewPasser(exp, sim.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		run, err := SimulateOn(context.Background(), cfg, passerEngine{p}, c.kv, reqs, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(run.Rejections) != c.rejected {
+			t.Errorf("%+v: %d rejected, want %d (%v)", c.kv, len(run.Rejections), c.rejected, run.Rejections)
+		}
+	}
+}

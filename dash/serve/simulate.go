@@ -53,15 +53,21 @@ type Engine interface {
 
 // KVCapacity is the KV cache a serving instance can hold: the prompts' KV
 // in HBF (prefill KV is written there), the generated tokens' in HBM
-// within the decode-KV budget, and the bytes one token's KV takes.
+// within the decode-KV budget, and the bytes one token's KV takes. A
+// package without HBF (HBMOnly) holds both in HBM.
 type KVCapacity struct {
 	HBF, HBM, PerToken unit.Bytes
+	// HBMOnly puts the prompts' KV in HBM too (HBF is then 0).
+	HBMOnly bool
 }
 
 // PlanKV is the KV capacity of one GPU with the experiment's placement
 // plan, as Simulate uses it.
 func PlanKV(exp dash.Experiment) KVCapacity {
 	plan := exp.Plan()
+	if plan.HBFStacks == 0 { // HBM only: the plan's budget left room for its own prompts' KV too
+		return KVCapacity{HBM: plan.KV.HBMBudget + plan.KV.Prefill, PerToken: plan.KV.BytesPerToken, HBMOnly: true}
+	}
 	return KVCapacity{HBF: unit.Bytes(plan.HBFStacks) * (plan.HBF.Capacity - plan.HBF.Weights),
 		HBM: plan.KV.HBMBudget, PerToken: plan.KV.BytesPerToken}
 }
@@ -86,7 +92,8 @@ type server struct {
 	capHBF, capHBM   unit.Bytes
 	usedHBF, usedHBM unit.Bytes
 	perToken         unit.Bytes
-	maxContext       int // the model's context (0: unbounded)
+	hbmOnly          bool // the prompts' KV in HBM too (KVCapacity.HBMOnly)
+	maxContext       int  // the model's context (0: unbounded)
 	run              *Run
 	done             int
 	rows             []sim.Row
@@ -145,6 +152,7 @@ func SimulateOn(ctx context.Context, cfg Config, p Engine, kv KVCapacity, reqs [
 		capHBF:     kv.HBF,
 		capHBM:     kv.HBM,
 		perToken:   kv.PerToken,
+		hbmOnly:    kv.HBMOnly,
 		maxContext: exp.Model().MaxContext,
 		run:        &Run{Model: exp.Model().ID, System: exp.System().ID, Mode: cfg.Scheduler.Mode, Requests: len(reqs)},
 	}
@@ -307,6 +315,9 @@ func (s *server) reject(r Request, reason string) {
 // need is the KV a request reserves: its prompt's in HBF, its generated
 // tokens' in HBM (the last token's KV is never written).
 func (s *server) need(r Request) (hbf, hbm unit.Bytes) {
+	if s.hbmOnly {
+		return 0, unit.Bytes(r.Prompt+r.Output-1) * s.perToken
+	}
 	return unit.Bytes(r.Prompt) * s.perToken, unit.Bytes(r.Output-1) * s.perToken
 }
 
