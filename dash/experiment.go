@@ -234,6 +234,9 @@ func (b ExperimentBuilder) Build() (Experiment, error) {
 		return Experiment{}, err
 	}
 	e.plan = plan
+	if e.routes, err = e.system.RouteTable(); err != nil {
+		return Experiment{}, err
+	}
 	return Experiment{e: e}, nil
 }
 
@@ -313,6 +316,7 @@ type experiment struct {
 	inventory Inventory
 	footprint Footprint
 	plan      Plan
+	routes    RouteTable
 }
 
 // get returns the experiment's data, or zero data for the zero Experiment,
@@ -335,6 +339,9 @@ func (e Experiment) Model() ModelSpec { return e.get().model.clone() }
 
 // System returns a copy of the system spec.
 func (e Experiment) System() SystemSpec { return e.get().system }
+
+// Routes is the memory system's route table, compiled and checked by Build.
+func (e Experiment) Routes() RouteTable { return e.get().routes.Clone() }
 
 // Workload returns a copy of the workload.
 func (e Experiment) Workload() WorkloadSpec { return e.get().workload }

@@ -109,8 +109,8 @@ func Workspace(m ModelSpec, tokens int) unit.Bytes {
 
 func planPlacement(e *experiment) (Plan, error) {
 	m, s, w, f := e.model, e.system, e.workload, e.footprint
-	n := s.Topology.Pairs
-	p := Plan{HBMStacks: n, HBFStacks: n}
+	nH, nF := s.Topology.HBMStacks(), s.Topology.HBFStacks()
+	p := Plan{HBMStacks: nH, HBFStacks: nF}
 
 	classBytes := map[TensorClass]unit.Bytes{}
 	for _, t := range e.inventory.Tensors {
@@ -170,11 +170,11 @@ func planPlacement(e *experiment) (Plan, error) {
 	hbfNeed := weights + p.KV.Prefill + p.KV.Spill
 	if hbfCap := s.HBFCapacity(); hbfNeed > hbfCap {
 		return Plan{}, &CapacityError{Model: m.ID, System: s.ID, Memory: MemoryHBF, Need: hbfNeed, Have: hbfCap,
-			Detail: fmt.Sprintf("HBF needs %v (weights %v + KV %v), %v available (%d x %v)", hbfNeed, weights, p.KV.Prefill+p.KV.Spill, hbfCap, n, s.HBF.Capacity)}
+			Detail: fmt.Sprintf("HBF needs %v (weights %v + KV %v), %v available (%d x %v)", hbfNeed, weights, p.KV.Prefill+p.KV.Spill, hbfCap, nF, s.HBF.Capacity)}
 	}
-	per := func(b unit.Bytes) unit.Bytes { return (b + unit.Bytes(n) - 1) / unit.Bytes(n) }
-	p.HBM = StackUse{Capacity: s.HBM.Capacity, Weights: per(p.ReplicatedBytes), KV: per(p.KV.DecodeInHBM), Workspace: per(workspace)}
-	p.HBF = StackUse{Capacity: s.HBF.Capacity, Weights: per(weights), KV: per(p.KV.Prefill + p.KV.Spill)}
+	per := func(b unit.Bytes, n int) unit.Bytes { return (b + unit.Bytes(n) - 1) / unit.Bytes(n) }
+	p.HBM = StackUse{Capacity: s.HBM.Capacity, Weights: per(p.ReplicatedBytes, nH), KV: per(p.KV.DecodeInHBM, nH), Workspace: per(workspace, nH)}
+	p.HBF = StackUse{Capacity: s.HBF.Capacity, Weights: per(weights, nF), KV: per(p.KV.Prefill+p.KV.Spill, nF)}
 	return p, nil
 }
 

@@ -19,24 +19,40 @@ type SystemSpec struct {
 	HBM HBMSpec `yaml:"hbm"`
 	// HBF is one HBF stack (all stacks are alike).
 	HBF HBFSpec `yaml:"hbf"`
-	// Link is one UCIe link (all links are alike).
+	// Link is the UCIe link part: every link has its modules, lanes and
+	// energy; its usable rate is each link's unless the topology gives the
+	// link (or its kind) its own.
 	Link LinkSpec `yaml:"link"`
-	// Topology gives the stack pairs and the paths between them.
+	// Topology gives the stack pairs, the paths between them and their
+	// rates.
 	Topology TopologySpec `yaml:"topology"`
 }
 
 // HBMCapacity is the total HBM capacity of the package.
-func (s SystemSpec) HBMCapacity() unit.Bytes { return unit.Bytes(s.Topology.Pairs) * s.HBM.Capacity }
+func (s SystemSpec) HBMCapacity() unit.Bytes {
+	return unit.Bytes(s.Topology.HBMStacks()) * s.HBM.Capacity
+}
 
-// HBFCapacity is the total HBF capacity of the package.
-func (s SystemSpec) HBFCapacity() unit.Bytes { return unit.Bytes(s.Topology.Pairs) * s.HBF.Capacity }
+// HBFCapacity is the total HBF capacity of the package (0 without HBF).
+func (s SystemSpec) HBFCapacity() unit.Bytes {
+	return unit.Bytes(s.Topology.HBFStacks()) * s.HBF.Capacity
+}
 
 // Validate reports every bad field of the system, each naming the field and
-// its value.
+// its value; then it compiles the route table and reports what it cannot
+// carry (see [RouteTable.Validate]). An HBM-only system's HBF part is not
+// checked: it has none.
 func (s SystemSpec) Validate() error {
-	errs := []error{s.HBM.Validate(), s.HBF.Validate(), s.Link.Validate(), s.Topology.Validate()}
-	if r := s.HBM.RelaySRAM.RegionSize; r >= MinPageSize && s.HBF.PageSize > 0 && r < s.HBF.PageSize {
-		errs = append(errs, fmt.Errorf("hbm.relay_sram.region_size = %v: smaller than one HBF page (hbf.page_size = %v)", r, s.HBF.PageSize))
+	errs := []error{s.HBM.Validate(), s.Link.Validate(), s.Topology.Validate()}
+	if !s.Topology.HBMOnly {
+		errs = append(errs, s.HBF.Validate())
+		if r := s.HBM.RelaySRAM.RegionSize; r >= MinPageSize && s.HBF.PageSize > 0 && r < s.HBF.PageSize {
+			errs = append(errs, fmt.Errorf("hbm.relay_sram.region_size = %v: smaller than one HBF page (hbf.page_size = %v)", r, s.HBF.PageSize))
+		}
+	}
+	if err := errors.Join(errs...); err == nil {
+		_, err = s.RouteTable()
+		errs = append(errs, err)
 	}
 	if err := errors.Join(errs...); err != nil {
 		return fmt.Errorf("system %s: %w", s.label(), err)

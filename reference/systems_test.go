@@ -2,6 +2,7 @@ package reference
 
 import (
 	"errors"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -75,7 +76,7 @@ func TestKnobsApplyInAnyOrder(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if a.System() != b.System() || a.System().HBF.TRead != 7*unit.Microsecond || a.System().HBF.SRAM.RegionSize != a.System().HBF.PageWave() {
+	if !reflect.DeepEqual(a.System(), b.System()) || a.System().HBF.TRead != 7*unit.Microsecond || a.System().HBF.SRAM.RegionSize != a.System().HBF.PageWave() {
 		t.Errorf("knobs depend on order: %+v vs %+v", a.System().HBF, b.System().HBF)
 	}
 }
@@ -90,7 +91,7 @@ func TestOverridePageSizeFollowsTheBuilderRule(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if e.System() != b.System() {
+	if !reflect.DeepEqual(e.System(), b.System()) {
 		t.Errorf("override %+v, builder %+v", e.System(), b.System())
 	}
 	// Explicit region sizes win over the rule.

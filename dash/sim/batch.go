@@ -256,27 +256,20 @@ func (p *Passer) traffic(dst *traffic) {
 	dst.delivered = p.e.st.delivered
 	dst.busy = dst.busy[:0]
 	for i := range p.e.links {
-		for d := range p.e.links[i] {
-			dst.busy = append(dst.busy, p.e.links[i][d].busy)
-		}
+		dst.busy = append(dst.busy, p.e.links[i].busy)
 	}
 }
 
 // fillTraffic sets res's traffic to what moved between t0 and t1.
 func fillTraffic(res *PassResult, t0, t1 *traffic) {
+	var d [numRoutes]unit.Bytes
 	for rt := range t1.delivered {
-		d := t1.delivered[rt] - t0.delivered[rt]
-		switch Route(rt) {
-		case RouteHBM:
-			res.HBMRead += d
-		case RouteDirect:
-			res.DirectRead += d
-		case RouteRelay:
-			res.RelayRead += d
-		default:
-			res.Written += d
+		d[rt] = t1.delivered[rt] - t0.delivered[rt]
+		if !Route(rt).IsRead() {
+			res.Written += d[rt]
 		}
 	}
+	res.HBMRead, res.DirectRead, res.RelayRead = d[RouteHBM], d[RouteDirect], d[RouteRelay]
 	for i := range t1.busy {
 		res.LinkBusy = max(res.LinkBusy, t1.busy[i]-t0.busy[i])
 	}

@@ -30,19 +30,19 @@ func TestWallBudgetStopsTheRun(t *testing.T) {
 }
 
 func TestTimePastMaxTimeIsAnError(t *testing.T) {
-	e := newEngine(config{pairs: 1, seg: unit.MiB, hbfSlots: 1, relaySlots: 1})
+	e := newEngine(config{pairs: 1, seg: unit.MiB})
 	e.schedule(MaxTime+1, evOpEnd, -1, 0, 0)
 	var te *TimeRangeError
 	if !errors.As(e.err, &te) || len(e.q) != 0 {
 		t.Fatalf("scheduling past MaxTime: err %v, %d events queued", e.err, len(e.q))
 	}
-	e = newEngine(config{pairs: 1, seg: unit.MiB, hbfSlots: 1, relaySlots: 1})
+	e = newEngine(config{pairs: 1, seg: unit.MiB})
 	e.now = MaxTime - 10
 	e.shiftTimes(11)
 	if !errors.As(e.err, &te) || e.now != MaxTime-10 {
 		t.Fatalf("shifting past MaxTime: err %v, now %v", e.err, e.now)
 	}
-	e = newEngine(config{pairs: 1, seg: unit.MiB, hbfSlots: 1, relaySlots: 1})
+	e = newEngine(config{pairs: 1, seg: unit.MiB})
 	e.now = 5
 	e.schedule(-3, evOpEnd, -1, 0, 0) // a wrapped sum
 	if !errors.As(e.err, &te) {

@@ -73,7 +73,7 @@ func TestEarlyDeliveryOnce(t *testing.T) {
 				}
 				for id, st := range e.streams {
 					if st.done != st.total || len(st.staged) != 0 {
-						t.Errorf("%v %s pass %d stream %d (%s): %v of %v delivered, %d staged", r, model, s, id, st.route, st.done, st.total, len(st.staged))
+						t.Errorf("%v %s pass %d stream %d (%s): %v of %v delivered, %d staged", r, model, s, id, e.cfg.rt.routes[st.route].kind, st.done, st.total, len(st.staged))
 					}
 				}
 				if e.gpuStaged != 0 {

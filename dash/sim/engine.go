@@ -12,17 +12,19 @@ import (
 // config is what the engine needs of an experiment's memory system.
 type config struct {
 	pairs      int
+	nHBM, nHBF int
 	seg        unit.Bytes // HBF transfer chunk: half a page wave, one relay region (see transferChunk)
 	hbmChunk   unit.Bytes // HBM transfer chunk
 	page       unit.Bytes
 	wavePages  int // pages sensed by one t_R across the stack
-	hbfSlots   int // HBF SRAM capacity in segments
-	relaySlots int // relay SRAM capacity in segments
 	tR, tProg  Time
 	tECC       Time // base-die ECC decode of each segment after the TSV
 	cacheRead  bool
-	link, tsv  unit.BytesPerSecond
+	tsv        unit.BytesPerSecond
 	hbmRate    unit.BytesPerSecond
+	// gh, gf and fh are the usable rates of the GPU-HBM, GPU-HBF and
+	// HBM-HBF links (the read splits' view of them).
+	gh, gf, fh unit.BytesPerSecond
 	direct     bool                // GPU-HBF path
 	relay      bool                // HBM-HBF path with GPU-HBM
 	dualPath   bool                // experts may use both route sets
@@ -31,20 +33,25 @@ type config struct {
 	readWaves  int                 // read-pipeline depth; 0: unbounded
 	earlyBuf   unit.Bytes          // GPU staging buffer for early expert delivery; 0: off
 	startup    Time                // an HBF read's start-up: t_R, one segment over the TSV and a link (hbmOnly)
+	// rt is the route table in the engine's form.
+	rt routing
 }
 
 func newConfig(e dash.Experiment) (config, error) {
 	s := e.System()
 	ex := e.Execution()
 	h := s.HBF
+	t := s.Topology
 	c := config{
-		pairs:     s.Topology.Pairs,
+		pairs: t.Pairs, nHBM: t.HBMStacks(), nHBF: t.HBFStacks(),
 		seg:       s.HBM.RelaySRAM.RegionSize,
 		page:      h.PageSize,
 		wavePages: h.Dies * h.PlanesPerDie * h.SubarraysPerPlane,
 		tR:        h.TRead, tProg: h.TProg, tECC: h.TECC, cacheRead: h.CacheRead,
-		link: s.Link.Usable, tsv: h.TSVBandwidth, hbmRate: s.HBM.ArrayBandwidth,
-		direct: s.Topology.Direct(), relay: s.Topology.Relay(),
+		tsv: h.TSVBandwidth, hbmRate: s.HBM.ArrayBandwidth,
+		gh: t.KindUsable(dash.LinkGPUHBM, s.Link.Usable), gf: t.KindUsable(dash.LinkGPUHBF, s.Link.Usable),
+		fh:     t.KindUsable(dash.LinkHBMHBF, s.Link.Usable),
+		direct: t.Direct(), relay: t.Relay(),
 		arrayRead: h.ArrayReadBandwidth(),
 	}
 	if h.ArrayBounded() {
@@ -61,12 +68,16 @@ func newConfig(e dash.Experiment) (config, error) {
 		return c, fmt.Errorf("sim: system %s: transfer chunk %v, page %v, %d pages per wave: all must be positive (validate the system)",
 			s.ID, c.seg, c.page, c.wavePages)
 	}
-	c.startup = c.tR + c.xferTime(c.seg, c.tsv) + c.tECC + c.xferTime(c.seg, c.link)
-	c.hbfSlots = int(h.SRAM.Usable() / c.seg)
-	c.relaySlots = int(s.HBM.RelaySRAM.Usable() / c.seg)
-	if c.hbfSlots < 1 || c.relaySlots < 1 {
-		return c, fmt.Errorf("SRAM smaller than one transfer chunk (%v)", c.seg)
+	link := c.gf // the first link of an HBF read
+	if !c.direct {
+		link = c.fh
 	}
+	c.startup = c.tR + c.xferTime(c.seg, c.tsv) + c.tECC + c.xferTime(c.seg, link)
+	rt, err := compileRoutes(e.Routes(), c.seg, c.hbmChunk)
+	if err != nil {
+		return c, err
+	}
+	c.rt = rt
 	return c, nil
 }
 
@@ -102,7 +113,8 @@ type engine struct {
 	q       eventQueue
 	hbf     []hbfStack
 	hbm     []hbmStack
-	links   [][numLinkDirs]server
+	links   []server // every link direction of the route table
+	pools   []pool   // every SRAM region pool of the route table
 	streams []stream
 	// the pass in flight
 	pass          *pass
@@ -135,15 +147,22 @@ const maxFreeWaves = 64
 func newEngine(c config) *engine {
 	e := &engine{cfg: c}
 	e.budget, _ = newBudget(Options{}, time.Now()) // RunWith sets the run's own
-	e.hbf = make([]hbfStack, c.pairs)
-	for i := range e.hbf {
-		e.hbf[i] = newHBFStack(&c)
-	}
-	e.hbm = make([]hbmStack, c.pairs)
-	e.links = make([][numLinkDirs]server, c.pairs)
+	e.hbf = make([]hbfStack, c.nHBF)
+	e.hbm = make([]hbmStack, c.nHBM)
+	e.links = make([]server, len(c.rt.links))
+	e.pools = newPools(&c)
 	e.st.classTime = make([]classStats, numClasses)
 	e.useShortcuts(true)
 	return e
+}
+
+// newPools is every pool of the route table, each region free.
+func newPools(c *config) []pool {
+	ps := make([]pool, len(c.rt.poolSlots))
+	for i := range ps {
+		ps[i] = pool{free: c.rt.poolSlots[i], tsv: c.rt.poolTSV[i]}
+	}
+	return ps
 }
 
 // changed records a structural change (an operator starting or ending, a
@@ -151,12 +170,7 @@ func newEngine(c config) *engine {
 // it, which the shortcuts (jump.go) need to know.
 func (e *engine) changed() { e.epoch++ }
 
-// newHBFStack is an idle HBF stack: every SRAM slot free.
-func newHBFStack(c *config) hbfStack {
-	return hbfStack{slotsFree: c.hbfSlots, relayFree: c.relaySlots}
-}
-
-func (e *engine) schedule(t Time, k evKind, stack, stream int32, b unit.Bytes) {
+func (e *engine) schedule(t Time, k evKind, at, stream int32, b unit.Bytes) {
 	if t < e.now || t > MaxTime { // wrapped or past the representable range
 		if e.err == nil {
 			e.err = &TimeRangeError{At: e.now, Step: t - e.now}
@@ -164,24 +178,28 @@ func (e *engine) schedule(t Time, k evKind, stack, stream int32, b unit.Bytes) {
 		return
 	}
 	e.seq++
-	e.q.push(event{t: t, seq: e.seq, kind: k, stack: stack, stream: stream, bytes: b})
+	e.q.push(event{t: t, seq: e.seq, kind: k, at: at, stream: stream, bytes: b})
 }
 
 func (e *engine) xfer(b unit.Bytes, r unit.BytesPerSecond) Time { return unit.TransferTime(b, r) }
 
-// newStream registers a stream and returns its index.
-func (e *engine) newStream(r Route, stack int, consumer int, total unit.Bytes) int32 {
+// routeOf is the route of stream id.
+func (e *engine) routeOf(id int32) *route { return &e.cfg.rt.routes[e.streams[id].route] }
+
+// newStream registers a stream of total bytes on route r and returns its
+// index.
+func (e *engine) newStream(r int32, consumer int, total unit.Bytes) int32 {
 	e.changed()
 	op := consumer
 	if op < 0 {
 		op = e.pc // writes are issued by the running operator
 	}
-	e.streams = append(e.streams, stream{route: r, stack: int32(stack), consumer: int32(consumer), op: int32(op), total: total, toIssue: total})
+	e.streams = append(e.streams, stream{route: r, consumer: int32(consumer), op: int32(op), total: total, toIssue: total})
 	e.active = append(e.active, int32(len(e.streams)-1))
 	if consumer > e.maxOp {
 		e.maxOp = consumer
 	}
-	e.st.requested[r] += total
+	e.st.requested[e.cfg.rt.routes[r].kind] += total
 	if consumer >= 0 {
 		e.ops[consumer].pending++
 		e.ops[consumer].total += total
@@ -193,7 +211,7 @@ func (e *engine) newStream(r Route, stack int, consumer int, total unit.Bytes) i
 	return int32(len(e.streams) - 1)
 }
 
-// ---- HBF reads -------------------------------------------------------
+// ---- HBF reads: the NAND array, its cache register and the TSV ----------
 
 // enqueueReads adds HBF read runs for operator op to a stack's queue. Runs
 // for the operator whose group is last in the queue join that group (the
@@ -363,17 +381,18 @@ func (e *engine) moveToCache(stack int) {
 }
 
 // kickTSV books the TSV for the cache-register segments, in order, while
-// HBF SRAM slots are free (the TSV is a FIFO server, so later bookings
-// queue behind earlier ones).
+// the stack's transfer SRAM has free regions (the TSV is a FIFO server, so
+// later bookings queue behind earlier ones).
 func (e *engine) kickTSV(stack int) {
 	s := &e.hbf[stack]
+	p := &e.pools[e.cfg.rt.sramPool[stack]]
 	for !s.tsvWait && s.cacheNext < len(s.cacheReg) {
-		sg := s.cacheReg[s.cacheNext]
-		if !e.takeSlot(stack, slotReq{kind: slotTSVRead, seg: sg}) {
+		if p.free == 0 {
 			s.tsvWait = true
 			return
 		}
-		e.startTSV(stack, sg)
+		p.free--
+		e.startTSV(stack, s.cacheReg[s.cacheNext])
 	}
 }
 
@@ -384,43 +403,8 @@ func (e *engine) startTSV(stack int, sg seg) {
 	e.schedule(end+e.cfg.tECC, evTSVDone, int32(stack), sg.stream, sg.bytes) // ready once decoded
 }
 
-// takeSlot grants an HBF SRAM slot now or queues the request.
-func (e *engine) takeSlot(stack int, r slotReq) bool {
-	s := &e.hbf[stack]
-	if s.slotsFree > 0 && len(s.slotWait) == 0 {
-		s.slotsFree--
-		return true
-	}
-	if r.kind != slotTSVRead { // the TSV request is represented by tsvWait
-		s.slotWait = append(s.slotWait, r)
-	}
-	return false
-}
-
-// releaseSlots frees n HBF SRAM slots and grants waiting requests in order
-// (the TSV first when it waits: it was first to ask).
-func (e *engine) releaseSlots(stack, n int) {
-	s := &e.hbf[stack]
-	s.slotsFree += n
-	for s.slotsFree > 0 {
-		if s.tsvWait {
-			s.tsvWait = false
-			s.slotsFree--
-			e.startTSV(stack, s.cacheReg[s.cacheNext])
-			e.kickTSV(stack)
-			continue
-		}
-		if len(s.slotWait) == 0 {
-			break
-		}
-		r := s.slotWait[0]
-		s.slotWait = popFront(s.slotWait)
-		s.slotsFree--
-		e.startSlotted(stack, r.kind, r.seg)
-	}
-}
-
-// onTSVDone: a sensed segment is in HBF SRAM; route it onward.
+// onTSVDone: a sensed segment is in HBF SRAM; it goes on to its route's
+// next hop.
 func (e *engine) onTSVDone(stack int, sg seg) {
 	s := &e.hbf[stack]
 	s.cacheDone++
@@ -432,62 +416,135 @@ func (e *engine) onTSVDone(stack int, sg seg) {
 		e.moveToCache(stack)
 		e.kickArray(stack)
 	}
+	e.toHop(sg, 0)
+}
+
+// ---- hops ------------------------------------------------------------
+
+// toHop brings a chunk to hop k of its route: into the GPU only if its
+// consumer has started or it may enter the GPU's staging buffer early
+// (otherwise it stays where it is, holding its regions, until one of those
+// holds); then it takes the hop's pools and starts the transfer.
+func (e *engine) toHop(sg seg, k int) {
 	st := &e.streams[sg.stream]
-	switch st.route {
-	case RouteDirect:
-		e.toGPU(stack, sg, false)
-	case RouteRelay:
-		e.relayHop1(stack, sg)
-	}
-}
-
-// cross sends a segment over one link direction of a stack pair (a FIFO
-// server at the link rate) and schedules ev for when it has crossed.
-func (e *engine) cross(stack, dir int, r Route, ev evKind, sg seg) {
-	end := e.links[stack][dir].reserve(e.now, e.xfer(sg.bytes, e.cfg.link), sg.bytes)
-	e.traceSeg(r, stack, linkNames[dir], e.now, end, sg)
-	e.schedule(end, ev, int32(stack), sg.stream, sg.bytes)
-}
-
-func (e *engine) sendDirect(stack int, sg seg) {
-	e.cross(stack, linkHBFToGPU, RouteDirect, evDirectDone, sg)
-}
-
-func (e *engine) relayHop1(stack int, sg seg) {
-	s := &e.hbf[stack]
-	if s.relayFree > 0 && len(s.relayWait) == 0 && len(s.rwWait) == 0 {
-		s.relayFree--
-		e.startRelayHop1(stack, sg)
-		return
-	}
-	s.relayWait = append(s.relayWait, sg)
-}
-
-func (e *engine) startRelayHop1(stack int, sg seg) {
-	e.cross(stack, linkHBFToHBM, RouteRelay, evUpDone, sg)
-}
-
-// onUpDone: a relayed segment left HBF SRAM and sits in relay SRAM.
-func (e *engine) onUpDone(stack int, sg seg) {
-	e.releaseSlots(stack, 1)
-	e.toGPU(stack, sg, true)
-}
-
-// toGPU sends a segment that waits in base-die SRAM (relay SRAM when relay)
-// on to the GPU if its consumer has started or it may enter the GPU's
-// staging buffer early; otherwise it stays staged until one of those holds.
-func (e *engine) toGPU(stack int, sg seg, relay bool) {
-	st := &e.streams[sg.stream]
-	if !st.started && !e.stageEarly(st, sg) {
+	r := &e.cfg.rt.routes[st.route]
+	if r.hops[k].gated && !st.started && !e.stageEarly(st, sg) {
 		st.staged = append(st.staged, sg)
-		st.stagedRelay = append(st.stagedRelay, relay)
 		return
 	}
-	if relay {
-		e.relayHop2(stack, sg)
-	} else {
-		e.sendDirect(stack, sg)
+	e.takeFrom(sg, r, k, 0)
+}
+
+// takeFrom takes hop k's pools from the next-th on, in order, and starts
+// the transfer once it holds them all; at a pool with no free region the
+// chunk waits (reads ahead of writes).
+func (e *engine) takeFrom(sg seg, r *route, k, next int) {
+	h := &r.hops[k]
+	for j := next; j < len(h.take); j++ {
+		p := &e.pools[h.take[j]]
+		if p.free > 0 {
+			p.free--
+			continue
+		}
+		class := 0
+		if !r.toGPU {
+			class = 1
+		}
+		p.wait[class] = append(p.wait[class], waiter{seg: sg, hop: int32(k), next: int32(j + 1)})
+		return
 	}
+	e.transfer(sg, r, k)
+}
+
+// transfer starts hop k: a FIFO server (a link direction or a DRAM array)
+// holds the chunk for bytes/rate, or the chunk joins its stream's page
+// wave to be programmed.
+func (e *engine) transfer(sg seg, r *route, k int) {
+	h := &r.hops[k]
+	var srv *server
+	switch {
+	case h.program >= 0:
+		e.bufferProgram(int(h.program), sg)
+		return
+	case h.link >= 0:
+		srv = &e.links[h.link]
+	default:
+		srv = &e.hbm[h.dram].array
+	}
+	d := e.xfer(sg.bytes, h.rate)
+	end := srv.reserve(e.now, d, sg.bytes)
+	if h.link >= 0 {
+		e.traceSeg(r, h, end-d, end, sg)
+	}
+	e.schedule(end, evHopDone, int32(k), sg.stream, sg.bytes)
+}
+
+// onHopDone: hop k of a chunk's route has ended. The chunk frees the
+// regions it leaves, a stream issued chunk by chunk issues its next, and
+// the chunk goes on to the next hop or, after the last, is delivered.
+func (e *engine) onHopDone(k int, sg seg) {
+	r := e.routeOf(sg.stream)
+	h := &r.hops[k]
+	for _, p := range h.free {
+		e.release(p, 1)
+	}
+	if k == 0 && r.sense < 0 {
+		e.issueChunk(sg.stream)
+	}
+	if k+1 < len(r.hops) {
+		e.toHop(sg, k+1)
+	} else {
+		e.deliver(sg.stream, sg.bytes)
+		if r.toGPU {
+			e.cut.delivered(sg.stream)
+		}
+	}
+	if k == 0 && r.dramRead {
+		e.cut.hbmRead()
+	}
+}
+
+// release frees n regions of pool id and grants waiting chunks: the TSV
+// first (transfer SRAM), then reads, then writes, each in arrival order.
+func (e *engine) release(id int32, n int) {
+	p := &e.pools[id]
+	p.free += n
+	for p.free > 0 {
+		if p.tsv >= 0 && e.hbf[p.tsv].tsvWait {
+			s := &e.hbf[p.tsv]
+			s.tsvWait = false
+			p.free--
+			e.startTSV(int(p.tsv), s.cacheReg[s.cacheNext])
+			e.kickTSV(int(p.tsv))
+			p = &e.pools[id]
+			continue
+		}
+		class := 0
+		if len(p.wait[0]) == 0 {
+			class = 1
+		}
+		if len(p.wait[class]) == 0 {
+			return
+		}
+		w := p.wait[class][0]
+		p.wait[class] = popFront(p.wait[class])
+		p.free--
+		e.takeFrom(w.seg, e.routeOf(w.seg.stream), int(w.hop), int(w.next))
+		p = &e.pools[id]
+	}
+}
+
+// issueChunk starts the next chunk of a stream issued chunk by chunk (HBM
+// reads, writes, writeback): its route's first hop.
+func (e *engine) issueChunk(id int32) {
+	st := &e.streams[id]
+	if st.toIssue <= 0 {
+		return
+	}
+	r := &e.cfg.rt.routes[st.route]
+	b := min(st.toIssue, r.chunk)
+	st.toIssue -= b
+	e.toHop(seg{stream: id, bytes: b}, 0)
 }
 
 // stageEarly reserves room in the GPU staging buffer for a segment of a
@@ -517,131 +574,17 @@ func (e *engine) releaseEarly(i int) {
 	for _, id := range e.active {
 		st := &e.streams[id]
 		for len(st.staged) > 0 && !st.started && e.stageEarly(st, st.staged[0]) {
-			sg, relay := st.staged[0], st.stagedRelay[0]
-			st.staged, st.stagedRelay = st.staged[1:], st.stagedRelay[1:]
-			if relay {
-				e.relayHop2(int(st.stack), sg)
-			} else {
-				e.sendDirect(int(st.stack), sg)
-			}
+			sg := st.staged[0]
+			st.staged = st.staged[1:]
+			e.resumeStaged(sg)
 		}
 	}
 }
 
-func (e *engine) relayHop2(stack int, sg seg) {
-	e.cross(stack, linkHBMToGPU, RouteRelay, evFwdDone, sg)
-}
-
-// releaseRelay frees a relay slot and grants waiters: relay writes and
-// relay reads in arrival order (reads first on ties).
-func (e *engine) releaseRelay(stack int) {
-	s := &e.hbf[stack]
-	s.relayFree++
-	for s.relayFree > 0 {
-		switch {
-		case len(s.relayWait) > 0:
-			sg := s.relayWait[0]
-			s.relayWait = popFront(s.relayWait)
-			s.relayFree--
-			e.startRelayHop1(stack, sg)
-		case len(s.rwWait) > 0:
-			sg := s.rwWait[0]
-			s.rwWait = popFront(s.rwWait)
-			s.relayFree--
-			e.startRelayWriteLink(stack, sg)
-		default:
-			return
-		}
-	}
-}
-
-// ---- HBM reads --------------------------------------------------------
-
-// issueHBMChunk reads the stream's next chunk from DRAM.
-func (e *engine) issueHBMChunk(id int32) {
-	st := &e.streams[id]
-	if st.toIssue <= 0 {
-		return
-	}
-	b := min(st.toIssue, e.cfg.hbmChunk)
-	st.toIssue -= b
-	end := e.hbm[st.stack].array.reserve(e.now, e.xfer(b, e.cfg.hbmRate), b)
-	e.schedule(end, evHBMArrayDone, st.stack, id, b)
-}
-
-func (e *engine) onHBMArrayDone(stack int, sg seg) {
-	e.issueHBMChunk(sg.stream)
-	e.cross(stack, linkHBMToGPU, RouteHBM, evHBMLinkDone, sg)
-}
-
-// ---- writes -------------------------------------------------------------
-
-// issueWrite starts the next segment of a write stream.
-func (e *engine) issueWrite(id int32) {
-	st := &e.streams[id]
-	if st.toIssue <= 0 {
-		return
-	}
-	chunk := e.cfg.seg // writes into HBF move in SRAM slots
-	if st.route == RouteHBMWrite {
-		chunk = e.cfg.hbmChunk
-	}
-	b := min(st.toIssue, chunk)
-	st.toIssue -= b
-	sg := seg{stream: id, bytes: b}
-	stack := int(st.stack)
-	switch st.route {
-	case RouteDirectWrite:
-		if e.takeSlot(stack, slotReq{kind: slotDirectWrite, seg: sg}) {
-			e.startSlotted(stack, slotDirectWrite, sg)
-		}
-	case RouteRelayWrite:
-		// The HBF SRAM slot is reserved before the relay slot: relay reads
-		// hold an HBF slot while they wait for a relay slot, so a relay
-		// write that held a relay slot while it waited for an HBF slot
-		// could close a circular wait (both SRAMs full of data waiting for
-		// the other).
-		if e.takeSlot(stack, slotReq{kind: slotRelayWrite, seg: sg}) {
-			e.startSlotted(stack, slotRelayWrite, sg)
-		}
-	case RouteHBMWrite:
-		e.cross(stack, linkGPUToHBM, RouteHBMWrite, evHBMWLinkDone, sg)
-	case RouteWriteback:
-		end := e.hbm[stack].array.reserve(e.now, e.xfer(b, e.cfg.hbmRate), b)
-		e.schedule(end, evWBReadDone, int32(stack), id, b)
-	}
-}
-
-// toHBF moves a written segment that waits outside the HBF stack (in
-// DRAM: writeback) on: the stream's next segment is issued, and this
-// one crosses the HBM-HBF link once an HBF SRAM slot is free.
-func (e *engine) toHBF(stack int, kind slotKind, sg seg) {
-	e.issueWrite(sg.stream)
-	if e.takeSlot(stack, slotReq{kind: kind, seg: sg}) {
-		e.startSlotted(stack, kind, sg)
-	}
-}
-
-// startSlotted starts the transfer that waited for an HBF SRAM slot.
-func (e *engine) startSlotted(stack int, kind slotKind, sg seg) {
-	switch kind {
-	case slotDirectWrite:
-		e.cross(stack, linkGPUToHBF, RouteDirectWrite, evWLinkDone, sg)
-	case slotRelayWrite:
-		s := &e.hbf[stack]
-		if s.relayFree > 0 && len(s.relayWait) == 0 && len(s.rwWait) == 0 {
-			s.relayFree--
-			e.startRelayWriteLink(stack, sg)
-		} else {
-			s.rwWait = append(s.rwWait, sg)
-		}
-	case slotWriteback:
-		e.cross(stack, linkHBMToHBF, RouteWriteback, evWBLinkDone, sg)
-	}
-}
-
-func (e *engine) startRelayWriteLink(stack int, sg seg) {
-	e.cross(stack, linkGPUToHBM, RouteRelayWrite, evRWLinkDone, sg)
+// resumeStaged starts a staged chunk's transfer into the GPU.
+func (e *engine) resumeStaged(sg seg) {
+	r := e.routeOf(sg.stream)
+	e.takeFrom(sg, r, r.gate, 0)
 }
 
 // bufferProgram adds a written segment (in HBF SRAM) to its stream's wave
@@ -667,7 +610,7 @@ func (e *engine) bufferProgram(stack int, sg seg) {
 func (e *engine) deliver(id int32, b unit.Bytes) {
 	st := &e.streams[id]
 	st.done += b
-	e.st.delivered[st.route] += b
+	e.st.delivered[e.cfg.rt.routes[st.route].kind] += b
 	if st.done < st.total {
 		return
 	}
@@ -705,52 +648,18 @@ func (e *engine) finishOp(i int) {
 }
 
 func (e *engine) handle(ev event) {
-	stack := int(ev.stack)
 	sg := seg{stream: ev.stream, bytes: ev.bytes}
 	switch ev.kind {
+	case evHopDone:
+		e.onHopDone(int(ev.at), sg)
 	case evOpEnd:
 		e.onOpEnd(int(ev.stream))
 	case evArrayDone:
-		e.onArrayDone(stack, ev.stream == 1)
+		e.onArrayDone(int(ev.at), ev.stream == 1)
 	case evTSVDone:
-		e.onTSVDone(stack, sg)
-	case evDirectDone:
-		e.releaseSlots(stack, 1)
-		e.deliver(sg.stream, sg.bytes)
-		e.cut.delivered(sg.stream)
-	case evUpDone:
-		e.onUpDone(stack, sg)
-	case evFwdDone:
-		e.releaseRelay(stack)
-		e.deliver(sg.stream, sg.bytes)
-		e.cut.delivered(sg.stream)
-	case evHBMArrayDone:
-		e.onHBMArrayDone(stack, sg)
-	case evHBMLinkDone:
-		e.deliver(sg.stream, sg.bytes)
-		e.cut.delivered(sg.stream)
-	case evWLinkDone:
-		e.issueWrite(sg.stream)
-		e.bufferProgram(stack, sg)
-	case evRWLinkDone: // its HBF SRAM slot is already held
-		e.issueWrite(sg.stream)
-		e.cross(stack, linkHBMToHBF, RouteRelayWrite, evRWDownDone, sg)
-	case evRWDownDone:
-		e.releaseRelay(stack)
-		e.bufferProgram(stack, sg)
+		e.onTSVDone(int(ev.at), sg)
 	case evProgTSVDone:
-		e.releaseSlots(stack, int(ev.bytes))
-	case evHBMWLinkDone:
-		st := &e.streams[sg.stream]
-		e.issueWrite(sg.stream)
-		end := e.hbm[st.stack].array.reserve(e.now, e.xfer(sg.bytes, e.cfg.hbmRate), sg.bytes)
-		e.schedule(end, evHBMWriteDone, ev.stack, ev.stream, ev.bytes)
-	case evHBMWriteDone:
-		e.deliver(sg.stream, sg.bytes)
-	case evWBReadDone:
-		e.toHBF(stack, slotWriteback, sg)
-	case evWBLinkDone:
-		e.bufferProgram(stack, sg)
+		e.release(e.cfg.rt.sramPool[ev.at], int(ev.bytes))
 	}
 }
 

@@ -1,6 +1,10 @@
 package sim
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/dashlab/dashlab/dash"
+)
 
 // OpClass groups GPU operators for the time breakdown (Phase.Classes,
 // OpSpan.Class). It is written as its name in JSON, CSV and text ("experts",
@@ -41,59 +45,33 @@ func ParseOpClass(name string) (OpClass, error) {
 	return c, err
 }
 
-// Route is the path a stream's data take between a memory and the GPU
-// (RouteStats.Route, Span.Route). Reads end at the GPU; writes start there or
-// at HBM. It is written as its name in JSON, CSV and text ("relay",
-// "direct_write", ...), and decoding refuses an unknown name.
-type Route uint8
+// Route is what kind of path a stream's data take between a memory and the
+// GPU (RouteStats.Route, Span.Route): dash.RouteKind, whose routes the
+// memory system's route table lists hop by hop. It is written as its name
+// in JSON, CSV and text ("relay", "direct_write", ...), and decoding
+// refuses an unknown name.
+type Route = dash.RouteKind
 
-// Routes, in the order of Result.Routes.
+// Routes kinds, in the order of Result.Routes.
 const (
-	RouteHBM         Route = iota // HBM array -> GPU-HBM link -> GPU
-	RouteDirect                   // HBF array -> TSV -> HBF SRAM -> GPU-HBF link -> GPU
-	RouteRelay                    // HBF array -> TSV -> HBF SRAM -> HBF-HBM link -> relay SRAM -> GPU-HBM link -> GPU
-	RouteDirectWrite              // GPU -> GPU-HBF link -> HBF SRAM -> program
-	RouteRelayWrite               // GPU -> GPU-HBM link -> relay SRAM -> HBM-HBF link -> HBF SRAM -> program
-	RouteHBMWrite                 // GPU -> GPU-HBM link -> HBM array
-	RouteWriteback                // HBM array -> HBM-HBF link -> HBF SRAM -> program
-	numRoutes
+	RouteHBM         = dash.RouteHBM
+	RouteDirect      = dash.RouteDirect
+	RouteRelay       = dash.RouteRelay
+	RouteDirectWrite = dash.RouteDirectWrite
+	RouteRelayWrite  = dash.RouteRelayWrite
+	RouteHBMWrite    = dash.RouteHBMWrite
+	RouteWriteback   = dash.RouteWriteback
+	numRoutes        = dash.NumRouteKinds
 )
 
-var routeNames = enumNames{"route", []string{"hbm", "direct", "relay", "direct_write", "relay_write", "hbm_write", "writeback"}}
+// Routes lists every route kind in order.
+func Routes() []Route { return dash.RouteKinds() }
 
-// Routes lists every route in order.
-func Routes() []Route { return enumValues[Route](numRoutes) }
-
-// String returns the route name ("relay"), or "route(N)" out of range.
-func (r Route) String() string { return routeNames.name(uint8(r), "route") }
-
-// MarshalText writes the route name; an unknown route is an error.
-func (r Route) MarshalText() ([]byte, error) { return routeNames.marshal(uint8(r)) }
-
-// UnmarshalText reads a route name, refusing an unknown one.
-func (r *Route) UnmarshalText(b []byte) error { return routeNames.unmarshal(b, (*uint8)(r)) }
-
-// ParseRoute returns the route of a name ("relay").
+// ParseRoute returns the route kind of a name ("relay").
 func ParseRoute(name string) (Route, error) {
 	var r Route
 	err := r.UnmarshalText([]byte(name))
 	return r, err
-}
-
-// IsRead reports whether the route ends at the GPU (hbm, direct, relay).
-func (r Route) IsRead() bool { return r <= RouteRelay }
-
-// IsGPUWrite reports whether the route carries data the GPU writes
-// (direct_write, relay_write, hbm_write); writeback moves data HBM already
-// holds.
-func (r Route) IsGPUWrite() bool {
-	return r == RouteDirectWrite || r == RouteRelayWrite || r == RouteHBMWrite
-}
-
-// WritesHBF reports whether the route programs the HBF array (direct_write,
-// relay_write, writeback).
-func (r Route) WritesHBF() bool {
-	return r == RouteDirectWrite || r == RouteRelayWrite || r == RouteWriteback
 }
 
 // enumNames is the text form of a small enum: value i is names[i].

@@ -9,22 +9,11 @@ import (
 type evKind uint8
 
 const (
-	evOpEnd        evKind = iota // a GPU operator finished
-	evArrayDone                  // an HBF array finished sensing or programming
-	evTSVDone                    // a sensed segment reached HBF SRAM
-	evDirectDone                 // a segment crossed the GPU-HBF link (delivered)
-	evUpDone                     // a relayed segment crossed the HBF-HBM link into relay SRAM
-	evFwdDone                    // a relayed segment crossed the GPU-HBM link (delivered)
-	evHBMArrayDone               // an HBM chunk was read from DRAM
-	evHBMLinkDone                // an HBM chunk crossed the GPU-HBM link (delivered)
-	evWLinkDone                  // a direct write crossed the GPU-HBF link into HBF SRAM
-	evRWLinkDone                 // a relay write crossed the GPU-HBM link into relay SRAM
-	evRWDownDone                 // a relay write crossed the HBM-HBF link into HBF SRAM
-	evProgTSVDone                // a program wave moved from SRAM into the page buffers
-	evHBMWLinkDone               // an HBM write crossed the GPU-HBM link
-	evHBMWriteDone               // an HBM write reached DRAM
-	evWBReadDone                 // writeback data were read from DRAM
-	evWBLinkDone                 // writeback data crossed the HBM-HBF link into HBF SRAM
+	evOpEnd       evKind = iota // a GPU operator finished
+	evArrayDone                 // an HBF array finished sensing or programming
+	evTSVDone                   // a sensed segment reached HBF SRAM
+	evProgTSVDone               // a program wave moved from SRAM into the page buffers
+	evHopDone                   // a chunk finished a hop of its route (at: the hop)
 )
 
 // event is one scheduled occurrence. Events are ordered by (t, seq): equal
@@ -33,7 +22,7 @@ type event struct {
 	t      Time
 	seq    uint64
 	kind   evKind
-	stack  int32
+	at     int32 // the HBF stack (array and TSV events) or the hop (evHopDone)
 	stream int32
 	bytes  unit.Bytes
 }

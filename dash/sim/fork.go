@@ -55,7 +55,7 @@ type fork struct {
 
 // streamBytes is the route and size of one of a kernel's streams.
 type streamBytes struct {
-	route Route
+	route int32
 	total unit.Bytes
 }
 
@@ -144,20 +144,21 @@ func (j *jumper) resume(c *fork, rec *forkRec) bool {
 	if len(c.sizes) != len(rec.sizes) {
 		return false
 	}
+	e := j.e
 	var grow unit.Bytes
 	for k, s := range rec.sizes {
 		cs := c.sizes[k]
+		dram := e.cfg.rt.routes[s.route].dramRead
 		switch {
 		case cs.route != s.route:
 			return false
-		case s.route == RouteHBM && s.total < cs.total:
+		case dram && s.total < cs.total:
 			return false
-		case s.route != RouteHBM && s.total != cs.total:
+		case !dram && s.total != cs.total:
 			return false
 		}
 		grow += s.total - cs.total
 	}
-	e := j.e
 	i := rec.pc
 	computeDone := e.ops[i].computeDone
 	e.skipTo(c.d, c.delta)
@@ -191,7 +192,7 @@ func (j *jumper) hbmRead() {
 	chunk := e.cfg.hbmChunk
 	least := unit.Bytes(-1)
 	for _, id := range e.ops[r.pc].streams {
-		if st := &e.streams[id]; st.route == RouteHBM && (least < 0 || st.toIssue < least) {
+		if st := &e.streams[id]; e.cfg.rt.routes[st.route].dramRead && (least < 0 || st.toIssue < least) {
 			least = st.toIssue
 		}
 	}

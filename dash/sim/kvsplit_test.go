@@ -50,9 +50,9 @@ func TestBalancedRelay(t *testing.T) {
 // single-route topologies' static split.
 func TestKVSplitConserves(t *testing.T) {
 	for _, c := range []config{
-		{pairs: 8, seg: 4 * unit.MiB, link: 1.6e12, hbmRate: 1.2e12, arrayRead: 2e12, direct: true, relay: true},
-		{pairs: 8, seg: 4 * unit.MiB, link: 1.6e12, hbmRate: 1.2e12, arrayRead: 2e12, direct: true},
-		{pairs: 8, seg: 4 * unit.MiB, link: 1.6e12, hbmRate: 1.2e12, arrayRead: 2e12, relay: true},
+		{pairs: 8, nHBF: 8, seg: 4 * unit.MiB, gh: 1.6e12, gf: 1.6e12, fh: 1.6e12, hbmRate: 1.2e12, arrayRead: 2e12, direct: true, relay: true},
+		{pairs: 8, nHBF: 8, seg: 4 * unit.MiB, gh: 1.6e12, gf: 1.6e12, fh: 1.6e12, hbmRate: 1.2e12, arrayRead: 2e12, direct: true},
+		{pairs: 8, nHBF: 8, seg: 4 * unit.MiB, gh: 1.6e12, gf: 1.6e12, fh: 1.6e12, hbmRate: 1.2e12, arrayRead: 2e12, relay: true},
 	} {
 		for _, kv := range [][2]unit.Bytes{{0, 0}, {0, 12345}, {1 << 30, 7 << 30}, {7 << 30, 1 << 30}, {3, 1<<33 + 5}} {
 			spec := opSpec{kvHBM: kv[0], kvHBF: kv[1]}

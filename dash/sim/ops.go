@@ -21,7 +21,7 @@ func (c *config) weightSplit(spec *opSpec) (hbm, direct, relay unit.Bytes) {
 	if !spec.replicated {
 		return splitBytes(spec.weights, s)
 	}
-	n := unit.Bytes(c.pairs)
+	n := unit.Bytes(c.nHBM)
 	if c.hbmOnly((spec.weights+n-1)/n, s) {
 		return spec.weights, 0, 0
 	}
@@ -34,22 +34,22 @@ func (c *config) weightSplit(spec *opSpec) (hbm, direct, relay unit.Bytes) {
 // HBF-HBM link and by what the GPU-HBM link has left beside HBM reads.
 func (c *config) readShares(withHBM, withHBF bool) shares {
 	var s shares
-	link := float64(c.link)
+	gh, gf, fh := float64(c.gh), float64(c.gf), float64(c.fh)
 	if withHBM {
-		s.hbm = min(float64(c.hbmRate), link)
+		s.hbm = min(float64(c.hbmRate), gh)
 	}
 	if !withHBF {
 		return s
 	}
 	ar := float64(c.arrayRead)
 	if c.direct {
-		s.direct = min(link, ar)
+		s.direct = min(gf, ar)
 	}
 	if c.relay {
-		s.relay = max(0, min(link, link-s.hbm, ar-s.direct))
+		s.relay = max(0, min(fh, gh-s.hbm, ar-s.direct))
 	}
 	if s.direct == 0 && s.relay == 0 && !withHBM { // only a saturated relay: still use it
-		s.relay = min(link, ar)
+		s.relay = min(fh, gh, ar)
 	}
 	return s
 }
@@ -181,14 +181,10 @@ func (e *engine) startOp(i int) {
 			continue
 		}
 		st.started = true
-		for j, sg := range st.staged {
-			if st.stagedRelay[j] {
-				e.relayHop2(int(st.stack), sg)
-			} else {
-				e.sendDirect(int(st.stack), sg)
-			}
+		for _, sg := range st.staged {
+			e.resumeStaged(sg)
 		}
-		st.staged, st.stagedRelay = nil, nil
+		st.staged = nil
 	}
 	// Prefetch: the predictable HBF data of the next operator that reads
 	// HBF start sensing behind this one's (double buffering in the HBF base
@@ -218,21 +214,41 @@ func (e *engine) issuePredictable(i int) {
 	e.maxOp = max(e.maxOp, i)
 	spec := &e.pass.ops[i]
 	c := &e.cfg
-	n := c.pairs
 	_, wd, wr := c.weightSplit(spec)
 	kd, kr := c.kvSplit(spec)
 	sd, sr := e.assignExperts(spec.sharedN, spec.sharedBytes, 0, 0)
+	e.issueHBFReads(i, wd+kd+sd, wr+kr+sr, false)
+}
+
+// issueHBFReads issues operator i's HBF reads of direct and relay bytes
+// (totals over the stacks), every stack's part of each over that stack's
+// routes of the kind, as runs of one read group per stack.
+func (e *engine) issueHBFReads(i int, direct, relay unit.Bytes, early bool) {
+	rt := &e.cfg.rt
+	n := rt.nHBF
 	for stack := range n {
 		var runs []readRun
-		for _, part := range []struct {
-			r Route
-			b unit.Bytes
-		}{{RouteDirect, wd + kd + sd}, {RouteRelay, wr + kr + sr}} {
-			b := perStack(part.b, n, stack)
+		routes := rt.hbfRead[stack]
+		nRelay := 0
+		for _, r := range routes {
+			if rt.routes[r].kind == RouteRelay {
+				nRelay++
+			}
+		}
+		k := 0
+		for _, r := range routes {
+			var b unit.Bytes
+			if rt.routes[r].kind == RouteRelay {
+				b = perStack(perStack(relay, n, stack), nRelay, k)
+				k++
+			} else {
+				b = perStack(direct, n, stack)
+			}
 			if b == 0 {
 				continue
 			}
-			id := e.newStream(part.r, stack, i, b)
+			id := e.newStream(r, i, b)
+			e.streams[id].early = early
 			runs = append(runs, e.runFor(id, b))
 		}
 		e.enqueueReads(stack, i, runs)
@@ -242,42 +258,41 @@ func (e *engine) issuePredictable(i int) {
 // issueAtStart issues operator i's reads that cannot start before it: HBM
 // reads (the GPU cannot hold data ahead of the operator) and gathers whose
 // addresses come from the previous step.
-func (e *engine) issueAtStart(i int) {
-	spec := &e.pass.ops[i]
+func (e *engine) issueAtStart(op int) {
+	spec := &e.pass.ops[op]
 	c := &e.cfg
-	n := c.pairs
 	wh, _, _ := c.weightSplit(spec)
-	for stack := range n {
-		if b := perStack(wh+spec.kvHBM, n, stack); b > 0 {
-			id := e.newStream(RouteHBM, stack, i, b)
-			e.issueHBMChunk(id)
-		}
-		if b := perStack(spec.gather, n, stack); b > 0 {
-			r := RouteDirect
-			if !c.direct {
-				r = RouteRelay
+	rt := &c.rt
+	h := rt.nHBM / rt.pairs
+	for pair := range rt.pairs {
+		for k := range h {
+			i := pair*h + k
+			if b := perStack(wh+spec.kvHBM, rt.nHBM, i); b > 0 {
+				e.issueChunk(e.newStream(rt.hbmRead[i], op, b))
 			}
-			id := e.newStream(r, stack, i, b)
-			e.enqueueReads(stack, i, []readRun{e.runFor(id, b)})
 		}
-		// Asynchronous KV writes: prefill KV to HBF, decode KV to HBM.
-		if b := perStack(spec.kvWriteHBF, n, stack); b > 0 {
-			r := RouteDirectWrite
-			if !c.direct {
-				r = RouteRelayWrite
+		if pair < rt.nHBF {
+			stack := pair
+			// Gathered rows and written KV take the stack's first route (the
+			// one with the fewest hops).
+			if b := perStack(spec.gather, rt.nHBF, stack); b > 0 {
+				id := e.newStream(rt.hbfRead[stack][0], op, b)
+				e.enqueueReads(stack, op, []readRun{e.runFor(id, b)})
 			}
-			e.issueWrite(e.newStream(r, stack, -1, b))
+			// Asynchronous KV writes: prefill KV to HBF, decode KV to HBM.
+			if b := perStack(spec.kvWriteHBF, rt.nHBF, stack); b > 0 {
+				e.issueChunk(e.newStream(rt.hbfWrite[stack][0], -1, b))
+			}
 		}
-		if b := perStack(spec.kvWriteHBM, n, stack); b > 0 {
-			e.issueWrite(e.newStream(RouteHBMWrite, stack, -1, b))
-		}
-		// Writeback needs the pair-local HBM-HBF path; without it, the KV
-		// leaves HBM over the GPU: HBM read, then a direct write.
-		if b := perStack(spec.kvWriteback, n, stack); b > 0 {
-			if c.relay {
-				e.issueWrite(e.newStream(RouteWriteback, stack, -1, b))
-			} else {
-				e.issueWrite(e.newStream(RouteDirectWrite, stack, -1, b))
+		for k := range h {
+			i := pair*h + k
+			if b := perStack(spec.kvWriteHBM, rt.nHBM, i); b > 0 {
+				e.issueChunk(e.newStream(rt.hbmWrite[i], -1, b))
+			}
+			// Writeback: over the pair-local HBM-HBF path, or the route
+			// the table gives without it.
+			if b := perStack(spec.kvWriteback, rt.nHBM, i); b > 0 {
+				e.issueChunk(e.newStream(rt.writeback[i], -1, b))
 			}
 		}
 	}
@@ -301,25 +316,9 @@ func (e *engine) issueRouted(i int) {
 	spec := &e.pass.ops[i]
 	sd, sr := e.assignExperts(spec.sharedN, spec.sharedBytes, 0, 0)
 	d, r := e.assignExperts(spec.routedN, spec.expertSize, sd, sr)
-	n := e.cfg.pairs
-	for stack := range n {
-		var runs []readRun
-		for _, part := range []struct {
-			r Route
-			b unit.Bytes
-		}{{RouteDirect, d}, {RouteRelay, r}} {
-			b := perStack(part.b, n, stack)
-			if b == 0 {
-				continue
-			}
-			id := e.newStream(part.r, stack, i, b)
-			e.streams[id].early = e.cfg.earlyBuf > 0
-			runs = append(runs, e.runFor(id, b))
-		}
-		e.enqueueReads(stack, i, runs)
-	}
+	e.issueHBFReads(i, d, r, e.cfg.earlyBuf > 0)
 	e.holdArray = false
-	for stack := range n {
+	for stack := range e.cfg.nHBF {
 		e.kickArray(stack)
 	}
 }
@@ -340,9 +339,9 @@ func (e *engine) assignExperts(count int, size, committedD, committedR unit.Byte
 		}
 		return 0, unit.Bytes(count) * size
 	}
-	// Both route sets stream at the link rate per stack; the relay set is
+	// Each route set streams at its links' rate per stack; the relay set is
 	// not slowed by HBM reads during the MoE block.
-	rd, rr := float64(c.link), float64(c.link)
+	rd, rr := float64(c.gf), float64(min(c.fh, c.gh))
 	td, tr := float64(committedD)/rd, float64(committedR)/rr
 	for range count {
 		if (td + float64(size)/rd) <= (tr + float64(size)/rr) {

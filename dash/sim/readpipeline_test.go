@@ -74,7 +74,7 @@ func TestReadPipelineStreamRate(t *testing.T) {
 				if cfg.dualPath {
 					routes = 2
 				}
-				want := math.Min(float64(h.ArrayReadBandwidth()), math.Min(float64(h.TSVBandwidth), routes*float64(cfg.link)))
+				want := math.Min(float64(h.ArrayReadBandwidth()), math.Min(float64(h.TSVBandwidth), routes*float64(cfg.gf)))
 				for _, jump := range []bool{false, true} {
 					e := newEngine(cfg)
 					e.useShortcuts(jump)
@@ -84,15 +84,17 @@ func TestReadPipelineStreamRate(t *testing.T) {
 					}
 					bytes := 2 * total / unit.Bytes(cfg.pairs)
 					atRate := unit.TransferTime(bytes, unit.BytesPerSecond(want))
-					startup := tr + unit.TransferTime(cfg.seg, cfg.tsv) + 2*unit.TransferTime(cfg.seg, cfg.link) + unit.Microsecond
+					startup := tr + unit.TransferTime(cfg.seg, cfg.tsv) + 2*unit.TransferTime(cfg.seg, cfg.gf) + unit.Microsecond
 					if e.now < atRate-unit.Duration(e.st.events) || e.now > atRate+startup {
 						t.Errorf("%s t_R=%v depth=%s jump=%v: %v per stack in %v, want %v at %.4g TB/s plus at most %v",
 							sys, tr, depthName(d), jump, bytes, e.now, atRate, want/1e12, startup)
 					}
+					if err := poolsReturned(e); err != nil {
+						t.Errorf("%s depth=%s: %v", sys, depthName(d), err)
+					}
 					for _, s := range e.hbf {
-						if s.slotsFree != cfg.hbfSlots || s.relayFree != cfg.relaySlots || len(s.sensing)+len(s.dataReg) != 0 {
-							t.Errorf("%s depth=%s: SRAM %d/%d, relay %d/%d, %d waves left in the array",
-								sys, depthName(d), s.slotsFree, cfg.hbfSlots, s.relayFree, cfg.relaySlots, len(s.sensing)+len(s.dataReg))
+						if len(s.sensing)+len(s.dataReg) != 0 {
+							t.Errorf("%s depth=%s: %d waves left in the array", sys, depthName(d), len(s.sensing)+len(s.dataReg))
 						}
 					}
 				}

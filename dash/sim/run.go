@@ -223,9 +223,6 @@ func (e *engine) runPass(p *pass) error {
 		e.st.events++
 		e.processed++
 		e.handle(ev)
-		if ev.kind == evHBMArrayDone {
-			e.cut.hbmRead()
-		}
 		if e.err == nil {
 			e.err = e.checkBudget()
 		}
@@ -261,17 +258,16 @@ func (s stats) phase(from stats, d Time) Phase {
 
 // report fills the traffic statistics.
 func (e *engine) report(r *Result) {
-	for pair := range e.cfg.pairs {
-		for d := range numLinkDirs {
-			l := e.links[pair][d]
-			if l.bytes == 0 && l.busy == 0 {
-				continue
-			}
-			r.Links = append(r.Links, LinkStats{Pair: pair, Link: linkNames[d], Bytes: l.bytes, Busy: l.busy,
-				Utilization: float64(l.busy) / float64(max(1, r.E2E))})
+	for i, l := range e.links {
+		if l.bytes == 0 && l.busy == 0 {
+			continue
 		}
-		h := e.hbf[pair]
-		r.HBF = append(r.HBF, HBFStats{Stack: pair, SenseBusy: h.senseBusy, ProgBusy: h.progBusy, Waves: h.waves,
+		info := e.cfg.rt.links[i]
+		r.Links = append(r.Links, LinkStats{Pair: info.pair, Link: info.label, Bytes: l.bytes, Busy: l.busy,
+			Utilization: float64(l.busy) / float64(max(1, r.E2E))})
+	}
+	for i, h := range e.hbf {
+		r.HBF = append(r.HBF, HBFStats{Stack: i, SenseBusy: h.senseBusy, ProgBusy: h.progBusy, Waves: h.waves,
 			Programs: h.programs, TSVBusy: h.tsv.busy, TSVBytes: h.tsv.bytes})
 	}
 	for rt := range numRoutes {

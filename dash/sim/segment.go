@@ -90,7 +90,8 @@ type dynState struct {
 	q             []event // in (t, seq) order
 	hbf           []hbfStack
 	hbmUntil      []Time
-	linkUntil     [][numLinkDirs]Time
+	linkUntil     []Time
+	pools         []pool
 	streams       []stream
 	ops           []opState // pc .. max(pc, maxOp)
 }
@@ -131,8 +132,7 @@ func (m idMap) stack(s *hbfStack) hbfStack {
 	c := hbfStack{programActive: s.programActive, arrayUntil: s.arrayUntil + m.dt,
 		sensing: m.waves(s.sensing), dataReg: m.waves(s.dataReg), cacheReg: m.segs(s.cacheReg),
 		cacheNext: s.cacheNext, cacheDone: s.cacheDone, tsvWait: s.tsvWait, tsv: server{until: s.tsv.until + m.dt},
-		slotsFree: s.slotsFree, programming: m.segs(s.programming), relayFree: s.relayFree,
-		relayWait: m.segs(s.relayWait), rwWait: m.segs(s.rwWait)}
+		programming: m.segs(s.programming)}
 	for _, g := range s.readQ {
 		runs := make([]readRun, len(g.runs))
 		for i, r := range g.runs {
@@ -140,11 +140,21 @@ func (m idMap) stack(s *hbfStack) hbfStack {
 		}
 		c.readQ = append(c.readQ, readGroup{op: g.op + m.op, runs: runs, next: g.next})
 	}
-	for _, r := range s.slotWait {
-		c.slotWait = append(c.slotWait, slotReq{kind: r.kind, seg: seg{stream: m.stream(r.seg.stream), bytes: r.seg.bytes}})
-	}
 	for _, w := range s.progPending {
 		c.progPending = append(c.progPending, progWave{bytes: w.bytes, slots: w.slots, parts: m.segs(w.parts)})
+	}
+	return c
+}
+
+// pool copies an SRAM pool, its waiting chunks renamed.
+func (m idMap) pool(p *pool) pool {
+	c := *p
+	for k := range p.wait {
+		c.wait[k] = nil
+		for _, w := range p.wait[k] {
+			w.seg.stream = m.stream(w.seg.stream)
+			c.wait[k] = append(c.wait[k], w)
+		}
 	}
 	return c
 }
@@ -156,7 +166,6 @@ func (m idMap) stream1(st *stream) stream {
 		c.consumer += m.op
 	}
 	c.staged = m.segs(st.staged)
-	c.stagedRelay = slices.Clone(st.stagedRelay)
 	c.progBuf.parts = m.segs(st.progBuf.parts)
 	return c
 }
@@ -203,7 +212,7 @@ func (e *engine) capture(t0 Time, pc0 int) *dynState {
 	}}
 	d := &dynState{pc: e.pc - pc0, maxOp: e.maxOp - pc0, writesPending: e.writesPending, gpuStaged: e.gpuStaged,
 		hbf: make([]hbfStack, 0, len(e.hbf)), hbmUntil: make([]Time, 0, len(e.hbm)),
-		linkUntil: make([][numLinkDirs]Time, 0, len(e.links)), streams: make([]stream, 0, len(e.active))}
+		linkUntil: make([]Time, 0, len(e.links)), pools: make([]pool, 0, len(e.pools)), streams: make([]stream, 0, len(e.active))}
 	d.q = slices.Clone(e.q)
 	sortEvents(d.q)
 	for i := range d.q {
@@ -216,11 +225,10 @@ func (e *engine) capture(t0 Time, pc0 int) *dynState {
 		d.hbmUntil = append(d.hbmUntil, e.hbm[i].array.until-t0)
 	}
 	for i := range e.links {
-		var u [numLinkDirs]Time
-		for k := range u {
-			u[k] = e.links[i][k].until - t0
-		}
-		d.linkUntil = append(d.linkUntil, u)
+		d.linkUntil = append(d.linkUntil, e.links[i].until-t0)
+	}
+	for i := range e.pools {
+		d.pools = append(d.pools, m.pool(&e.pools[i]))
 	}
 	for _, id := range e.active {
 		d.streams = append(d.streams, m.stream1(&e.streams[id]))
@@ -266,9 +274,10 @@ func (e *engine) install(d *dynState, t0 Time, pc0 int) {
 		e.hbm[i].array.until = d.hbmUntil[i] + t0
 	}
 	for i := range e.links {
-		for k := range e.links[i] {
-			e.links[i][k].until = d.linkUntil[i][k] + t0
-		}
+		e.links[i].until = d.linkUntil[i] + t0
+	}
+	for i := range e.pools {
+		e.pools[i] = m.pool(&d.pools[i])
 	}
 	clear(e.ops[e.pc:min(len(e.ops), max(e.maxOp, pc0+d.maxOp, pc0+d.pc+len(d.ops)-1)+1)])
 	for k := range d.ops {

@@ -24,6 +24,17 @@ func build(t testing.TB, model, system string, b, in, out int, mods ...func(dash
 	return exp
 }
 
+// poolsReturned reports a pool of an idle engine that does not have every
+// region free, or has chunks waiting.
+func poolsReturned(e *engine) error {
+	for i, p := range e.pools {
+		if p.free != e.cfg.rt.poolSlots[i] || len(p.wait[0])+len(p.wait[1]) != 0 {
+			return fmt.Errorf("pool %d: %d of %d regions free, %d chunks waiting", i, p.free, e.cfg.rt.poolSlots[i], len(p.wait[0])+len(p.wait[1]))
+		}
+	}
+	return nil
+}
+
 func run(t testing.TB, exp dash.Experiment, opts Options) Result {
 	t.Helper()
 	r, err := RunWith(exp, opts)
@@ -286,14 +297,12 @@ func TestStreamRates(t *testing.T) {
 					t.Fatal(err)
 				}
 				got := unit.Rate(2*total/unit.Bytes(cfg.pairs), e.now)
-				want := c.want(exp.System().HBF, cfg.link)
+				want := c.want(exp.System().HBF, cfg.gf)
 				if float64(got) > float64(want)*1.0001 || float64(got) < float64(want)*0.98 {
 					t.Errorf("jump=%v: %v per stack, want about %v", jump, got, want)
 				}
-				for _, h := range e.hbf {
-					if h.slotsFree != cfg.hbfSlots || h.relayFree != cfg.relaySlots {
-						t.Errorf("SRAM slots not all returned: %d/%d, relay %d/%d", h.slotsFree, cfg.hbfSlots, h.relayFree, cfg.relaySlots)
-					}
+				if err := poolsReturned(e); err != nil {
+					t.Error(err)
 				}
 			}
 		})
@@ -361,7 +370,9 @@ func TestWriteback(t *testing.T) {
 			}
 			var link unit.Bytes
 			for i := range e.links {
-				link += e.links[i][linkHBMToHBF].bytes
+				if e.cfg.rt.links[i].label == "HBM->HBF" {
+					link += e.links[i].bytes
+				}
 			}
 			if link != waves*wave*unit.Bytes(cfg.pairs) {
 				t.Errorf("HBM-HBF links carried %v", link)

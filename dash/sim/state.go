@@ -7,19 +7,6 @@ import (
 // Time is an instant of simulated time in nanoseconds since the start.
 type Time = unit.Duration
 
-// link directions of one stack pair.
-const (
-	linkHBMToGPU = iota // GPU-HBM link, read direction (HBM reads and relayed HBF data)
-	linkGPUToHBM        // GPU-HBM link, write direction
-	linkHBFToGPU        // GPU-HBF link, read direction (Direct)
-	linkGPUToHBF        // GPU-HBF link, write direction (direct prefill KV)
-	linkHBFToHBM        // HBM-HBF link toward HBM (Relay hop 1)
-	linkHBMToHBF        // HBM-HBF link toward HBF (relay writes, writeback)
-	numLinkDirs
-)
-
-var linkNames = [...]string{"GPU<-HBM", "GPU->HBM", "GPU<-HBF", "GPU->HBF", "HBF->HBM", "HBM->HBF"}
-
 // server is a FIFO resource with a rate: a job that arrives at t starts at
 // max(t, until) and holds the resource for bytes/rate. Arrivals are handled
 // in simulated-time order, so reservation order is arrival order.
@@ -61,21 +48,6 @@ type readGroup struct {
 	next int // round-robin position
 }
 
-// slotReq waits for an HBF SRAM slot.
-type slotReq struct {
-	kind slotKind
-	seg  seg
-}
-
-type slotKind uint8
-
-const (
-	slotTSVRead     slotKind = iota // a sensed segment waiting to cross the TSV
-	slotDirectWrite                 // a GPU write waiting to cross the GPU-HBF link
-	slotRelayWrite                  // a relayed write waiting to leave the GPU (then for a relay slot)
-	slotWriteback                   // HBM data waiting to cross the HBM-HBF link
-)
-
 // progWave is data in HBF SRAM waiting to be programmed.
 type progWave struct {
 	bytes unit.Bytes
@@ -97,21 +69,15 @@ type hbfStack struct {
 	cacheReg  []seg
 	cacheNext int  // next cache-register segment to cross the TSV
 	cacheDone int  // cache-register segments that have crossed
-	tsvWait   bool // the TSV waits for an SRAM slot for cacheReg[cacheNext]
+	tsvWait   bool // the TSV waits for a transfer-SRAM region for cacheReg[cacheNext]
 	tsv       server
-	slotsFree int
-	slotWait  []slotReq
 	// Waves ready to program (data in SRAM) and the wave being programmed.
 	progPending []progWave
 	programming []seg
-	// HBM base-die relay SRAM of the paired HBM stack.
-	relayFree int
-	relayWait []seg // relay hop-1 transfers (reads) waiting for a relay slot
-	rwWait    []seg // relay writes (holding an HBF SRAM slot) waiting for a relay slot
-	senseBusy Time
-	progBusy  Time
-	waves     int64
-	programs  int64
+	senseBusy   Time
+	progBusy    Time
+	waves       int64
+	programs    int64
 }
 
 // hbmStack is one HBM stack's DRAM array.
@@ -119,22 +85,22 @@ type hbmStack struct {
 	array server
 }
 
-// stream is one transfer of bytes along a route for one stack.
+// stream is one transfer of bytes along one route.
 type stream struct {
-	route    Route
-	stack    int32
+	route    int32 // its route (config.rt.routes)
 	consumer int32 // GPU operator that consumes it; -1 for writes
 	op       int32 // operator that consumes or issued it (for traces)
 	total    unit.Bytes
 	done     unit.Bytes // delivered (reads) or completed (writes)
-	// HBM reads and writes issue one segment at a time.
+	// Routes that do not start with a sense (HBM reads, writes) issue one
+	// chunk at a time.
 	toIssue unit.Bytes
 	started bool // the consumer has started: data may enter the GPU
 	early   bool // selected experts: may enter the GPU staging buffer before
-	staged  []seg
-	// stagedRelay marks staged segments waiting in relay SRAM (else HBF SRAM).
-	stagedRelay []bool
-	finished    bool
+	// staged are chunks waiting, in a base-die SRAM, for their consumer to
+	// start (the route's gated hop).
+	staged   []seg
+	finished bool
 	// A write stream gathers segments in HBF SRAM until a wave is full.
 	progBuf progWave
 	arrived unit.Bytes // bytes of a write that reached HBF SRAM

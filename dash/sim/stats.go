@@ -78,10 +78,8 @@ func (e *engine) statFields(l *statList) {
 		statField(l, &e.hbm[i].array.bytes)
 	}
 	for i := range e.links {
-		for d := range e.links[i] {
-			statField(l, &e.links[i][d].busy)
-			statField(l, &e.links[i][d].bytes)
-		}
+		statField(l, &e.links[i].busy)
+		statField(l, &e.links[i].bytes)
 	}
 }
 

@@ -19,8 +19,9 @@ func (e *engine) traceOp(i int, what string) {
 	}
 }
 
-// traceSeg records a segment crossing a link when tracing.
-func (e *engine) traceSeg(r Route, stack int, link string, start, end Time, sg seg) {
+// traceSeg records a segment crossing a link (hop h of route r) when
+// tracing.
+func (e *engine) traceSeg(r *route, h *hop, start, end Time, sg seg) {
 	if e.trace == nil {
 		return
 	}
@@ -28,9 +29,7 @@ func (e *engine) traceSeg(r Route, stack int, link string, start, end Time, sg s
 	if e.pass.ops[c].layer != e.trace.layer {
 		return
 	}
-	// The reservation may start after now (the link was busy): it began
-	// one transfer time before its end.
-	e.trace.spans = append(e.trace.spans, Span{Route: r, Stack: stack, Link: link,
-		Start: max(start, end-e.xfer(sg.bytes, e.cfg.link)), End: end, Bytes: sg.bytes,
-		Class: e.pass.ops[c].class})
+	// The reservation may start after now (the link was busy).
+	e.trace.spans = append(e.trace.spans, Span{Route: r.kind, Stack: int(r.pair), Link: e.cfg.rt.links[h.link].label,
+		Start: max(start, e.now), End: end, Bytes: sg.bytes, Class: e.pass.ops[c].class})
 }

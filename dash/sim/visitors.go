@@ -211,10 +211,15 @@ func (e *engine) idle() {
 	e.writesPending = 0
 	e.gpuStaged = 0
 	c := &e.visitors.carry
+	for i := range e.pools {
+		p := &e.pools[i]
+		p.free = e.cfg.rt.poolSlots[i]
+		p.wait[0], p.wait[1] = p.wait[0][:0], p.wait[1][:0]
+	}
 	for i := range e.hbf {
 		c.vals, c.back, c.i = c.vals[:0], false, 0
 		e.hbf[i].walk(walkerOf(c))
-		e.hbf[i] = newHBFStack(&e.cfg)
+		e.hbf[i] = hbfStack{}
 		c.back = true
 		e.hbf[i].walk(walkerOf(c))
 		if c.i != len(c.vals) {

@@ -208,9 +208,10 @@ func (e *engine) walk(w walker) {
 		e.hbm[i].walk(w)
 	}
 	for i := range e.links {
-		for d := range e.links[i] {
-			e.links[i][d].walk(w)
-		}
+		e.links[i].walk(w)
+	}
+	for i := range e.pools {
+		e.pools[i].walk(w)
 	}
 	visitLen(w, len(e.active))
 	for i := range e.active {
@@ -251,7 +252,7 @@ func (ev *event) walk(w walker) {
 	k := ev.kind
 	visitInstant(w, &ev.t)
 	visitPlain(w, &ev.kind)
-	visitPlain(w, &ev.stack)
+	visitPlain(w, &ev.at)
 	switch k {
 	case evOpEnd:
 		visitOp(w, &ev.stream)
@@ -289,19 +290,11 @@ func (s *hbfStack) walk(w walker) {
 	visitPlain(w, &s.cacheDone)
 	visitBool(w, &s.tsvWait)
 	s.tsv.walk(w)
-	visitPlain(w, &s.slotsFree)
-	visitLen(w, len(s.slotWait))
-	for i := range s.slotWait {
-		s.slotWait[i].walk(w)
-	}
 	visitLen(w, len(s.progPending))
 	for i := range s.progPending {
 		s.progPending[i].walk(w)
 	}
 	walkSegs(w, s.programming)
-	visitPlain(w, &s.relayFree)
-	walkSegs(w, s.relayWait)
-	walkSegs(w, s.rwWait)
 	visitStat(w, &s.senseBusy)
 	visitStat(w, &s.progBusy)
 	visitStat(w, &s.waves)
@@ -338,9 +331,20 @@ func walkSegs(w walker, ss []seg) {
 	}
 }
 
-func (r *slotReq) walk(w walker) {
-	visitPlain(w, &r.kind)
-	r.seg.walk(w)
+func (p *pool) walk(w walker) {
+	visitPlain(w, &p.free)
+	for c := range p.wait {
+		visitLen(w, len(p.wait[c]))
+		for i := range p.wait[c] {
+			p.wait[c][i].walk(w)
+		}
+	}
+}
+
+func (wt *waiter) walk(w walker) {
+	wt.seg.walk(w)
+	visitPlain(w, &wt.hop)
+	visitPlain(w, &wt.next)
 }
 
 func (pw *progWave) walk(w walker) {
@@ -349,27 +353,18 @@ func (pw *progWave) walk(w walker) {
 }
 
 func (st *stream) walk(w walker) {
-	r := st.route
 	visitPlain(w, &st.route)
-	visitPlain(w, &st.stack)
 	visitOp(w, &st.consumer)
 	visitStreamSize(w, &st.total)
 	visitProgress(w, &st.done)
 	visitProgress(w, &st.arrived)
-	// HBM reads and writes issue chunk by chunk: what is left to issue
-	// bounds a jump. (HBF reads keep their progress in readQ.)
-	if r == RouteHBM || r >= RouteDirectWrite {
-		visitRemaining(w, &st.toIssue)
-	} else {
-		visitProgress(w, &st.toIssue)
-	}
+	// What is left to issue of a stream issued chunk by chunk (HBM reads,
+	// writes) bounds a jump; a sensed read keeps its progress in readQ and
+	// its toIssue never moves.
+	visitRemaining(w, &st.toIssue)
 	visitBool(w, &st.started)
 	visitBool(w, &st.early)
 	walkSegs(w, st.staged)
-	visitLen(w, len(st.stagedRelay))
-	for i := range st.stagedRelay {
-		visitBool(w, &st.stagedRelay[i])
-	}
 	st.progBuf.walk(w)
 }
 

@@ -42,6 +42,7 @@ var notWalked = map[reflect.Type]map[string]string{
 	reflect.TypeFor[opState]():  {"streams": "fixed once issued; each active stream names its consumer"},
 	reflect.TypeFor[progWave](): {"bytes": "the sum of its parts"},
 	reflect.TypeFor[stats]():    {"earlyPeak": "a maximum, which repeating a period or a pass leaves unchanged"},
+	reflect.TypeFor[pool]():     {"tsv": "fixed for the run: which stack's TSV fills the pool"},
 }
 
 // fixtureEngine is an engine whose every list holds an element and whose
@@ -55,22 +56,22 @@ func fixtureEngine() *engine {
 			sensing:     [][]seg{segs()},
 			dataReg:     [][]seg{segs()},
 			cacheReg:    segs(),
-			slotWait:    []slotReq{{seg: seg{stream: 1, bytes: 1}}},
 			progPending: []progWave{{slots: 1, parts: segs()}},
 			programming: segs(),
-			relayWait:   segs(),
-			rwWait:      segs(),
 		}
 	}
-	str := func(r Route) stream {
-		return stream{route: r, staged: segs(), stagedRelay: []bool{true}, progBuf: progWave{parts: segs()}}
+	str := func(r int32) stream {
+		return stream{route: r, staged: segs(), progBuf: progWave{parts: segs()}}
 	}
+	waiters := func() []waiter { return []waiter{{seg: seg{stream: 1, bytes: 1}, hop: 1, next: 1}} }
 	return &engine{
 		q:       eventQueue{{t: 5, kind: evTSVDone, stream: 1}},
+		cfg:     config{rt: routing{routes: []route{{}, {sense: 0}}}},
 		hbf:     []hbfStack{stack()},
 		hbm:     []hbmStack{{}},
-		links:   make([][numLinkDirs]server, 1),
-		streams: []stream{str(RouteHBM), str(RouteDirect)},
+		links:   make([]server, 1),
+		pools:   []pool{{wait: [2][]waiter{waiters(), waiters()}}},
+		streams: []stream{str(0), str(1)},
 		active:  []int32{0, 1},
 		ops:     []opState{{started: true, streams: []int32{0}}, {started: true, streams: []int32{1}}},
 		maxOp:   1,
