@@ -117,6 +117,13 @@ func (h HBMSpec) limits() []error {
 	return checkKnobs(KnobTarget{System: &SystemSpec{HBM: h}}, "hbm.")
 }
 
+// hbmArrayLimits checks the HBM stack's own fields (not its relay SRAM).
+func hbmArrayLimits(errs []error, h HBMSpec) []error {
+	t := KnobTarget{System: &SystemSpec{HBM: h}}
+	errs = append(errs, checkKnobs(t, "hbm.capacity")...)
+	return append(errs, checkKnobs(t, "hbm.array_bandwidth")...)
+}
+
 func (h HBFSpec) limits() []error {
 	errs := checkKnobs(KnobTarget{System: &SystemSpec{HBF: h}}, "hbf.")
 	if len(errs) == 0 {

@@ -31,6 +31,8 @@ import (
 //     HBM-to-HBF writeback.
 //   - The activation workspace of the largest pass (the prefill of B x L_in
 //     tokens) is reserved in HBM; see [Workspace].
+//   - A package without HBF (TopologySpec.HBMOnly) holds everything in HBM:
+//     weights, workspace, the prompt's and the generated tokens' KV.
 //
 // A plan whose data exceed the HBF capacity, or whose workspace exceeds the
 // HBM capacity, is refused with a *CapacityError (match it with errors.As): it
@@ -133,6 +135,9 @@ func planPlacement(e *experiment) (Plan, error) {
 	workspace := Workspace(m, w.Batch*w.Prompt)
 
 	hbmCap := s.HBMCapacity()
+	if nF == 0 {
+		return planHBMOnly(p, e, weights, workspace)
+	}
 	if workspace > hbmCap {
 		return Plan{}, &CapacityError{Model: m.ID, System: s.ID, Memory: MemoryHBM, Need: workspace, Have: hbmCap,
 			Detail: fmt.Sprintf("the activation workspace of a %d-token prefill needs %v of HBM, %v available", w.Batch*w.Prompt, workspace, hbmCap)}
@@ -175,6 +180,32 @@ func planPlacement(e *experiment) (Plan, error) {
 	per := func(b unit.Bytes, n int) unit.Bytes { return (b + unit.Bytes(n) - 1) / unit.Bytes(n) }
 	p.HBM = StackUse{Capacity: s.HBM.Capacity, Weights: per(p.ReplicatedBytes, nH), KV: per(p.KV.DecodeInHBM, nH), Workspace: per(workspace, nH)}
 	p.HBF = StackUse{Capacity: s.HBF.Capacity, Weights: per(weights, nF), KV: per(p.KV.Prefill+p.KV.Spill, nF)}
+	return p, nil
+}
+
+// planHBMOnly places everything in HBM, for a package without HBF (an
+// HBM-only GPU): every weight (every class counts as having its HBM copy,
+// and there is no other), the workspace and the whole KV cache. What does
+// not fit is refused: there is no HBF to spill to.
+func planHBMOnly(p Plan, e *experiment, weights, workspace unit.Bytes) (Plan, error) {
+	m, s := e.model, e.system
+	nH := p.HBMStacks
+	hbmCap := s.HBMCapacity()
+	for _, group := range replicationOrder {
+		p.Replicated = append(p.Replicated, group...)
+	}
+	p.ReplicatedBytes = weights
+	p.Notes = append(p.Notes, "no HBF: weights, workspace and KV cache all in HBM")
+	need := weights + workspace + p.KV.Prefill + p.KV.Decode
+	if need > hbmCap {
+		return Plan{}, &CapacityError{Model: m.ID, System: s.ID, Memory: MemoryHBM, Need: need, Have: hbmCap,
+			Detail: fmt.Sprintf("HBM needs %v (weights %v + workspace %v + KV %v), %v available (%d x %v) and there is no HBF",
+				need, weights, workspace, p.KV.Prefill+p.KV.Decode, hbmCap, nH, s.HBM.Capacity)}
+	}
+	p.KV.HBMBudget = hbmCap - weights - workspace - p.KV.Prefill
+	p.KV.DecodeInHBM = p.KV.Decode
+	per := func(b unit.Bytes) unit.Bytes { return (b + unit.Bytes(nH) - 1) / unit.Bytes(nH) }
+	p.HBM = StackUse{Capacity: s.HBM.Capacity, Weights: per(weights), KV: per(p.KV.Prefill + p.KV.Decode), Workspace: per(workspace)}
 	return p, nil
 }
 

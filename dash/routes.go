@@ -263,8 +263,10 @@ func (b *tableBuilder) build() {
 		n := hbmNode(i)
 		b.dram = append(b.dram, b.add(Resource{Kind: ResourceDRAM, Name: n.String() + ".dram", From: n, To: n, Pair: i / h,
 			Rate: s.HBM.ArrayBandwidth, Field: "hbm.array_bandwidth"}))
-		b.relay = append(b.relay, b.add(Resource{Kind: ResourceSRAM, Name: n.String() + ".relay_sram", From: n, To: n, Pair: i / h,
-			Regions: s.HBM.RelaySRAM.Regions, RegionSize: s.HBM.RelaySRAM.RegionSize, Field: "hbm.relay_sram"}))
+		if nF > 0 && t.HBMHBF { // only what relays between HBF and the GPU needs it
+			b.relay = append(b.relay, b.add(Resource{Kind: ResourceSRAM, Name: n.String() + ".relay_sram", From: n, To: n, Pair: i / h,
+				Regions: s.HBM.RelaySRAM.Regions, RegionSize: s.HBM.RelaySRAM.RegionSize, Field: "hbm.relay_sram"}))
+		}
 	}
 	for c := range nF {
 		n := hbfNode(c)

@@ -40,12 +40,14 @@ func (s SystemSpec) HBFCapacity() unit.Bytes {
 
 // Validate reports every bad field of the system, each naming the field and
 // its value; then it compiles the route table and reports what it cannot
-// carry (see [RouteTable.Validate]). An HBM-only system's HBF part is not
-// checked: it has none.
+// carry (see [RouteTable.Validate]). An HBM-only system's HBF part and
+// relay SRAM are not checked: it has neither.
 func (s SystemSpec) Validate() error {
-	errs := []error{s.HBM.Validate(), s.Link.Validate(), s.Topology.Validate()}
-	if !s.Topology.HBMOnly {
-		errs = append(errs, s.HBF.Validate())
+	errs := []error{s.Link.Validate(), s.Topology.Validate()}
+	if s.Topology.HBMOnly { // no relay SRAM either: nothing relays
+		errs = append(errs, errors.Join(hbmArrayLimits(nil, s.HBM)...))
+	} else {
+		errs = append(errs, s.HBM.Validate(), s.HBF.Validate())
 		if r := s.HBM.RelaySRAM.RegionSize; r >= MinPageSize && s.HBF.PageSize > 0 && r < s.HBF.PageSize {
 			errs = append(errs, fmt.Errorf("hbm.relay_sram.region_size = %v: smaller than one HBF page (hbf.page_size = %v)", r, s.HBF.PageSize))
 		}

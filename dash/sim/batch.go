@@ -346,6 +346,9 @@ func (b *programBuilder) batchKernel(i int, rows []Row) opSpec {
 			span := m.AttentionSpan(i, ctx)
 			read := roundUp(span, b.block)
 			inHBF := max(0, r.Prompt-(ctx-span))
+			if b.noHBF {
+				inHBF = 0
+			}
 			kernel.kvHBF += unit.Bytes(inHBF) * kvTok
 			kernel.kvHBM += unit.Bytes(read-inHBF) * kvTok
 			kernel.kvWriteHBM += kvTok
@@ -355,8 +358,13 @@ func (b *programBuilder) batchKernel(i int, rows []Row) opSpec {
 		}
 		end := r.Cached + r.Tokens
 		prior := min(r.Cached, max(0, m.AttentionSpan(i, end)-r.Tokens))
-		kernel.kvHBF += unit.Bytes(prior) * kvTok
-		kernel.kvWriteHBF += unit.Bytes(r.Tokens) * kvTok
+		if b.noHBF { // the request's earlier chunks and this one's KV are in HBM
+			kernel.kvHBM += unit.Bytes(prior) * kvTok
+			kernel.kvWriteHBM += unit.Bytes(r.Tokens) * kvTok
+		} else {
+			kernel.kvHBF += unit.Bytes(prior) * kvTok
+			kernel.kvWriteHBF += unit.Bytes(r.Tokens) * kvTok
+		}
 		c := chunk{q: r.Tokens, kv: prior + r.Tokens}
 		if r.Cached == 0 {
 			c.kv = -1 // a whole prompt or a first chunk: the fixed-batch kernel

@@ -64,6 +64,9 @@ func newConfig(e dash.Experiment) (config, error) {
 	c.parallel = !ex.NoParallelRead
 	c.seg = transferChunk(c.wavePages, c.page, c.seg)
 	c.hbmChunk = min(c.seg, HBMChunk)
+	if c.nHBF == 0 { // no HBF part: only HBM chunks move
+		c.seg, c.hbmChunk, c.page, c.wavePages = HBMChunk, HBMChunk, 1, 1
+	}
 	if c.seg < 1 || c.page < 1 || c.wavePages < 1 {
 		return c, fmt.Errorf("sim: system %s: transfer chunk %v, page %v, %d pages per wave: all must be positive (validate the system)",
 			s.ID, c.seg, c.page, c.wavePages)

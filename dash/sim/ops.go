@@ -214,6 +214,9 @@ func (e *engine) issuePredictable(i int) {
 	e.maxOp = max(e.maxOp, i)
 	spec := &e.pass.ops[i]
 	c := &e.cfg
+	if c.nHBF == 0 {
+		return // nothing lives in HBF
+	}
 	_, wd, wr := c.weightSplit(spec)
 	kd, kr := c.kvSplit(spec)
 	sd, sr := e.assignExperts(spec.sharedN, spec.sharedBytes, 0, 0)
@@ -264,10 +267,14 @@ func (e *engine) issueAtStart(op int) {
 	wh, _, _ := c.weightSplit(spec)
 	rt := &c.rt
 	h := rt.nHBM / rt.pairs
+	fromHBM := wh + spec.kvHBM
+	if rt.nHBF == 0 { // no HBF: the experts and the gathered rows are in HBM
+		fromHBM += spec.gather + unit.Bytes(spec.sharedN)*spec.sharedBytes + unit.Bytes(spec.routedN)*spec.expertSize
+	}
 	for pair := range rt.pairs {
 		for k := range h {
 			i := pair*h + k
-			if b := perStack(wh+spec.kvHBM, rt.nHBM, i); b > 0 {
+			if b := perStack(fromHBM, rt.nHBM, i); b > 0 {
 				e.issueChunk(e.newStream(rt.hbmRead[i], op, b))
 			}
 		}
@@ -307,6 +314,9 @@ func (e *engine) issueRouted(i int) {
 		return
 	}
 	op.routedDone = true
+	if e.cfg.nHBF == 0 {
+		return // the experts are read from HBM when the operator starts
+	}
 	// The shared experts, if not sensed ahead yet, are queued with them:
 	// the selected experts join their group, so that the array interleaves
 	// the two route sets from the first wave and both drain at once.

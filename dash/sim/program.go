@@ -81,6 +81,7 @@ type programBuilder struct {
 	random     bool      // routing draws experts at random (per step and layer)
 	launchOnly bool      // memory-bound operators pay only the launch floor
 	lookahead  bool      // early expert selection (§V-C) applies
+	noHBF      bool      // the package has no HBF: the prompt's KV lives in HBM
 	// extrapolated collects the operator shapes the timing model answered
 	// outside its measured range.
 	extrapolated map[string]bool
@@ -137,6 +138,7 @@ func newProgramBuilder(e dash.Experiment) *programBuilder {
 	b.random = e.Workload().Routing.EffectiveKind() != dash.RoutingBalanced
 	b.launchOnly = e.Execution().LaunchOnlyOverhead
 	b.lookahead = e.Execution().Lookahead && m.LookaheadEligible()
+	b.noHBF = b.plan.HBFStacks == 0
 	return b
 }
 
@@ -556,6 +558,9 @@ func (b *programBuilder) attnKernel(i int, decode bool, ctx int) opSpec {
 		first := ctx - span // first attended token
 		read := roundUp(span, b.block)
 		hbfEnd := w.Prompt // tokens before it live in HBF
+		if b.noHBF {
+			hbfEnd = 0
+		}
 		if b.kv != nil {
 			hbfEnd += b.kv.hbfTokens(i)
 			kernel.kvWriteback = b.kv.writeback(i)
@@ -580,6 +585,9 @@ func (b *programBuilder) attnKernel(i int, decode bool, ctx int) opSpec {
 		return kernel
 	} else {
 		kernel.kvWriteHBF = unit.Bytes(w.Batch) * unit.Bytes(w.Prompt) * kvTok
+		if b.noHBF {
+			kernel.kvWriteHBM, kernel.kvWriteHBF = kernel.kvWriteHBF, 0
+		}
 		attnOp = b.prefillOp(i, w.Batch, w.Prompt, -1)
 	}
 	kernel.compute, kernel.overhead = b.predictAttn(attnOp)
