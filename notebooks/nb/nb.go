@@ -14,12 +14,11 @@ package nb
 
 import (
 	"fmt"
-	"runtime"
-	"sync"
 
 	"github.com/dashlab/dashlab/charts"
 	"github.com/dashlab/dashlab/dash"
 	"github.com/dashlab/dashlab/dash/sim"
+	"github.com/dashlab/dashlab/internal/pool"
 	"github.com/dashlab/dashlab/reference"
 	"github.com/dashlab/dashlab/reference/reproduce"
 	"github.com/dashlab/dashlab/summary"
@@ -66,31 +65,18 @@ func LengthGrid(models, systems []string, batch int, workloads []Workload, modif
 // A sweep that runs over a second shows its progress in the cell (Progress).
 func Sweep(cases []summary.Case) []summary.Point { return SweepNamed("sweep", cases) }
 
-// SweepNamed is Sweep with the progress line labelled ("Fig. 9(b)").
+// SweepNamed is Sweep with the progress line labelled ("Fig. 9(b)"). It runs on the
+// harness's worker pool (one simulation per goroutine, reproduce.RunCase each), naming
+// each case as it starts.
 func SweepNamed(label string, cases []summary.Case) []summary.Point {
 	p := NewProgress(label, len(cases), "simulations")
 	defer p.Finish()
-	out := make([]summary.Point, len(cases))
-	next := make(chan int)
-	var wg sync.WaitGroup
-	for range max(1, min(runtime.GOMAXPROCS(0), len(cases))) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range next {
-				c := cases[i]
-				p.Start(fmt.Sprintf("%s on %s, B = %d, %d/%d", c.Model, c.System, c.Batch, c.Prompt, c.Output))
-				out[i] = reproduce.Sweep(cases[i:i+1], 1)[0]
-				p.Step(1)
-			}
-		}()
-	}
-	for i := range cases {
-		next <- i
-	}
-	close(next)
-	wg.Wait()
-	return out
+	return pool.Map(len(cases), pool.Options{}, func(i int) summary.Point {
+		c := cases[i]
+		p.Start(fmt.Sprintf("%s on %s, B = %d, %d/%d", c.Model, c.System, c.Batch, c.Prompt, c.Output))
+		defer p.Step(1)
+		return reproduce.RunCase(c)
+	})
 }
 
 // Err joins the errors of points that fit their memory system but failed.

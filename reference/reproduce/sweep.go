@@ -1,56 +1,25 @@
 package reproduce
 
 import (
-	"runtime"
 	"strings"
-	"sync"
 
 	"github.com/dashlab/dashlab/dash"
 	"github.com/dashlab/dashlab/dash/sim"
+	"github.com/dashlab/dashlab/internal/pool"
 	"github.com/dashlab/dashlab/reference"
 	"github.com/dashlab/dashlab/summary"
 )
 
-// Sweep runs the cases on workers goroutines (0: GOMAXPROCS), one simulation each, and
-// returns the points in the order of the cases. A case that does not fit its system,
-// or fails, has its reason in Point.Err (a *dash.CapacityError for the former).
+// Sweep runs the cases on workers goroutines (0: GOMAXPROCS), one simulation each
+// (RunCase), and returns the points in the order of the cases. A case that does not
+// fit its system, or fails, has its reason in Point.Err (a *dash.CapacityError for the
+// former).
 func Sweep(cases []summary.Case, workers int) []summary.Point { return sweepWith(cases, workers, nil) }
 
 // sweepWith is Sweep that reports progress (done of total simulations) before the first
 // starts and as each ends, from one goroutine at a time; progress may be nil.
 func sweepWith(cases []summary.Case, workers int, progress func(done, total int)) []summary.Point {
-	if workers <= 0 {
-		workers = runtime.GOMAXPROCS(0)
-	}
-	var mu sync.Mutex
-	done := 0
-	if progress != nil {
-		progress(0, len(cases))
-	}
-	out := make([]summary.Point, len(cases))
-	next := make(chan int)
-	var wg sync.WaitGroup
-	for range max(1, min(workers, len(cases))) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range next {
-				out[i] = runPoint(cases[i])
-				if progress != nil {
-					mu.Lock()
-					done++
-					progress(done, len(cases))
-					mu.Unlock()
-				}
-			}
-		}()
-	}
-	for i := range cases {
-		next <- i
-	}
-	close(next)
-	wg.Wait()
-	return out
+	return pool.Map(len(cases), pool.Options{Workers: workers, Completed: progress}, func(i int) summary.Point { return RunCase(cases[i]) })
 }
 
 // Build builds the experiment of a case: the catalogue model on the named system with
@@ -63,7 +32,9 @@ func Build(c summary.Case) (dash.Experiment, error) {
 	return b.Build()
 }
 
-func runPoint(c summary.Case) summary.Point {
+// RunCase builds and runs one case: its point, with how the experiment differs from the
+// paper's (CaseChanges) and the result or the reason there is none.
+func RunCase(c summary.Case) summary.Point {
 	p := summary.Point{Case: c}
 	exp, err := Build(c)
 	if err != nil {

@@ -5,10 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"runtime"
-	"sync"
 
 	"github.com/dashlab/dashlab/dash"
+	"github.com/dashlab/dashlab/internal/pool"
 )
 
 // RunOptions controls [Plan.Run].
@@ -37,94 +36,25 @@ func (p *Plan) Run(ctx context.Context, opts RunOptions, emit func(Row) error) e
 	if err != nil {
 		return err
 	}
-	workers := opts.Workers
-	if workers <= 0 {
-		workers = runtime.GOMAXPROCS(0)
+	var progress func(done, total int)
+	if opts.Progress != nil {
+		progress = func(done, total int) { opts.Progress(done, total) }
 	}
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-
-	// tokens bounds the rows in flight or waiting for an earlier one, so
-	// memory does not grow with the sweep.
-	window := 4*workers + 16
-	tokens := make(chan struct{}, window)
-	jobs := make(chan int)
-	type done struct {
-		pos int
-		row Row
-		ok  bool // false: the point was interrupted (not written)
+	next, err := pool.Run(ctx, len(todo), pool.Options{Workers: opts.Workers},
+		func(ctx context.Context, pos int) (Row, bool) { return p.runPoint(ctx, todo[pos]) },
+		func(pos int, r Row) error {
+			if err := emit(r); err != nil {
+				return err
+			}
+			if progress != nil {
+				progress(pos+1, len(todo))
+			}
+			return nil
+		})
+	if err == nil && next < len(todo) {
+		err = fmt.Errorf("sweep stopped after %d of %d points", next, len(todo))
 	}
-	results := make(chan done, window)
-	go func() {
-		defer close(jobs)
-		for pos := range todo {
-			if ctx.Err() != nil {
-				return
-			}
-			select {
-			case tokens <- struct{}{}:
-			case <-ctx.Done():
-				return
-			}
-			select {
-			case jobs <- pos:
-			case <-ctx.Done():
-				return
-			}
-		}
-	}()
-	var wg sync.WaitGroup
-	for range min(workers, max(1, len(todo))) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for pos := range jobs {
-				if ctx.Err() != nil { // cancelled after the hand-over: not started
-					results <- done{pos: pos}
-					continue
-				}
-				row, ok := p.runPoint(ctx, todo[pos])
-				results <- done{pos, row, ok}
-			}
-		}()
-	}
-	go func() { wg.Wait(); close(results) }()
-
-	pending := map[int]done{}
-	next := 0
-	var emitErr error
-	for d := range results {
-		pending[d.pos] = d
-		// once cancelled, no further row is written, even one already
-		// computed: a cancelled run stops where it is (resume runs the rest)
-		for emitErr == nil && ctx.Err() == nil {
-			dn, ok := pending[next]
-			if !ok || !dn.ok { // an interrupted point stops the rows here
-				break
-			}
-			r := dn.row
-			delete(pending, next)
-			if emitErr = emit(r); emitErr != nil {
-				cancel()
-				break
-			}
-			next++
-			<-tokens
-			if opts.Progress != nil {
-				opts.Progress(next, len(todo))
-			}
-		}
-	}
-	switch {
-	case emitErr != nil:
-		return emitErr
-	case next < len(todo):
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		return fmt.Errorf("sweep stopped after %d of %d points", next, len(todo))
-	}
-	return nil
+	return err
 }
 
 // todo lists the points to run: the shard's, less those done.

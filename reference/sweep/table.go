@@ -146,25 +146,22 @@ func (t *Table) Value(r Row, axis string) (string, error) {
 	return r.Values[i], nil
 }
 
-// HeatMap is a metric over two axes (summary.HeatMap).
-type HeatMap = summary.HeatMap
-
 // Heat arranges a metric over two axes. Every other axis must have one
 // value in the table (Select first); a cell with two rows is an error.
-func (t *Table) Heat(xAxis, yAxis, metric string) (HeatMap, error) {
+func (t *Table) Heat(xAxis, yAxis, metric string) (summary.HeatMap, error) {
 	xi, err := t.axis(xAxis)
 	if err != nil {
-		return HeatMap{}, err
+		return summary.HeatMap{}, err
 	}
 	yi, err := t.axis(yAxis)
 	if err != nil {
-		return HeatMap{}, err
+		return summary.HeatMap{}, err
 	}
 	mi := slices.Index(t.Header.Metrics, metric)
 	if mi < 0 {
-		return HeatMap{}, fmt.Errorf("%q is not a metric (metrics: %s)", metric, strings.Join(t.Header.Metrics, ", "))
+		return summary.HeatMap{}, fmt.Errorf("%q is not a metric (metrics: %s)", metric, strings.Join(t.Header.Metrics, ", "))
 	}
-	h := HeatMap{XAxis: xAxis, YAxis: yAxis, Metric: metric}
+	h := summary.HeatMap{XAxis: xAxis, YAxis: yAxis, Metric: metric}
 	xs, ys := map[string]int{}, map[string]int{}
 	for _, r := range t.Rows {
 		if _, ok := xs[r.Values[xi]]; !ok {
@@ -188,7 +185,7 @@ func (t *Table) Heat(xAxis, yAxis, metric string) (HeatMap, error) {
 	for _, r := range t.Rows {
 		x, y := xs[r.Values[xi]], ys[r.Values[yi]]
 		if filled[y][x] {
-			return HeatMap{}, fmt.Errorf("heat map of %s over %s x %s: two rows at (%s, %s): other axes vary; Select one value of each first",
+			return summary.HeatMap{}, fmt.Errorf("heat map of %s over %s x %s: two rows at (%s, %s): other axes vary; Select one value of each first",
 				metric, xAxis, yAxis, r.Values[xi], r.Values[yi])
 		}
 		filled[y][x] = true
