@@ -58,14 +58,25 @@ func TestReproduceProgressLog(t *testing.T) {
 
 func TestReproduceProgressTerminal(t *testing.T) {
 	p, b, now := fakeProgress(true)
-	p.groupStarted("fig12", 0, 1)
+	p.groupStarted("fig12", 0, 2)
 	*now = now.Add(3 * time.Second)
 	p.simsDone("fig12", 5, 40)
-	p.simsDone("fig12", 6, 40) // within 200 ms: not redrawn
-	p.groupStarted("", 1, 1)
+	if s := p.bar.State(); s.Description != "reproduce: group 1 of 2 (fig12): 5 of 40 simulations" || s.CurrentNum != 0 || s.Max != 2 {
+		t.Errorf("bar %+v", s)
+	}
+	p.groupStarted("serving", 1, 2)
+	if s := p.bar.State(); s.Description != "reproduce: group 2 of 2 (serving)" || s.CurrentNum != 1 {
+		t.Errorf("bar %+v", s)
+	}
+	p.groupStarted("", 2, 2)
 	p.finish()
 	got := b.String()
-	if want := "\r\033[Kreproduce: group 1 of 1 (fig12): 5 of 40 simulations, 3 s\r\033[Kreproduce: 1 of 1 groups in 3 s\n"; got != want {
-		t.Errorf("terminal output %q, want %q", got, want)
+	for _, want := range []string{"reproduce: 2 groups", "(2/2)"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("terminal output %q lacks %q", got, want)
+		}
+	}
+	if !strings.HasSuffix(got, "\n") {
+		t.Errorf("the bar's line is not ended: %q", got)
 	}
 }
