@@ -551,8 +551,8 @@ type Footprint struct {
 	// share of the main model's parameters. Of the definitions tried
 	// (routed or routed+shared, over all parameters or over parameters less
 	// embedding and head, in parameters or checkpoint bytes) its catalogue
-	// range, 94.48% (DeepSeek-V2) to 98.86% (Kimi-K2), is the closest to
-	// the paper's Fig. 1 claim of 94.1-98.8%.
+	// range (the reproduction's fig1.expert_share_pct.* rows) is the closest
+	// to the paper's Fig. 1 claim of 94.1-98.8%.
 	ExpertSharePct float64
 	// BytesPerExpert is one routed expert of one MoE layer, scales
 	// included: the unit an expert fetch moves.

@@ -37,20 +37,14 @@
 // coordinate are interpolated linearly, since latency is affine in experts
 // or requests once the fixed cost is paid.
 //
-// What makes GEMM latency step between measured sizes was examined on the
-// H200 profile before choosing this: tile and wave quantisation over the
-// 132 SMs (ceil(tiles/132) waves for 64-256-wide tiles) does not show: for
-// M >= 512 the measured rate varies between 600 and 735 TFLOP/s with a
-// correlation of 0.10-0.18 to the wave utilisation of fixed 128x128,
-// 128x256, 256x128 or 64x256 tiles (cuBLAS on Hopper schedules tiles
-// persistently), and in a prototype with the same interpolation a roofline
-// taking the best of nine tile shapes per size predicted held-out sizes
-// worse (median 2.5%, p90 10.0%) than the plain one. What does show is the switch from the memory-bound kernels to
-// the tensor-core ones at M = 128-512, where neither the stream nor the
-// arithmetic runs at its full rate: the GEMM, expert-block and attention
-// rooflines take a smooth maximum there, (c^n + m^n)^(1/n) for compute
-// time c and memory time m, with n fitted to the measurements (6.2 for the
-// H200's GEMMs) and kept only where it fits better than the hard maximum.
+// Between measured sizes GEMM latency is not stepped by tile and wave quantisation over
+// the SMs: cuBLAS on Hopper schedules tiles persistently, so the measured rate does not
+// follow the wave utilisation of any fixed tile shape, and the model has none. It does
+// model the switch from the memory-bound kernels to the tensor-core ones near the ridge,
+// where neither the stream nor the arithmetic runs at its full rate: the GEMM,
+// expert-block and attention rooflines take a smooth maximum there, (c^n + m^n)^(1/n)
+// for compute time c and memory time m, with n fitted to the measurements and kept only
+// where it fits better than the hard maximum.
 //
 // A position a family lacks but its nearest families measured (one model's
 // sweep skipping a token count) takes the geometric mean of the family's
@@ -90,8 +84,7 @@
 //
 // # Start-up
 //
-// Fitting the seven rooflines is most of what making a model costs (about
-// 9 ms of CPU). The fits of the shipped profile are stored in
+// Fitting the seven rooflines is most of what making a model costs. The fits of the shipped profile are stored in
 // fitted_roofs.go, keyed by a digest of the samples and the prior, and used
 // when both match; `go generate ./dash/gpu` rewrites the file and
 // TestFittedRoofs fails when it differs from a fresh fit. Any other profile,
@@ -110,12 +103,12 @@
 // profile's own GPU, with Delivery = bytes / [Model.MemBandwidth], that
 // formula returns Latency (to rounding), because the prediction is split as
 // follows. Let L be the latency (interpolated or extrapolated), f the launch
-// floor (env.json tiny_kernel_us: one tiny kernel inside a CUDA graph, 1.41
-// us on the H200), m = bytes / W_eff the memory floor and c = F / P the
-// kind's fitted compute time. W_eff is the highest bandwidth any measurement
-// reaches once f is removed (or a memory-bound kind's fitted W, if higher):
-// 4.56 TB/s on the H200, 95% of its datasheet figure, so every measurement
-// satisfies L >= f + m, and every prediction is held to it.
+// floor (env.json tiny_kernel_us: one tiny kernel inside a CUDA graph), m =
+// bytes / W_eff the memory floor and c = F / P the kind's fitted compute
+// time. W_eff is the highest bandwidth any measurement reaches once f is
+// removed (or a memory-bound kind's fitted W, if higher; somewhat below the
+// datasheet figure), so every measurement satisfies L >= f + m, and every
+// prediction is held to it.
 //
 //   - Memory-bound (c <= m): Compute = c and Overhead = L - m. The stream is
 //     the floor; everything else in the measured latency (kernel start,
@@ -136,15 +129,15 @@
 //
 // A model for a GPU other than the profile's is derived, not measured
 // ([Model.Derived], Spec.Notes): Compute is multiplied by the ratio of SM
-// count x boost clock (H200 SXM to H100 PCIe: 132 x 1980 MHz / 114 x 1755 MHz
-// = 1.3063), the memory floor by the ratio of HBM bandwidths (4.8 / 2.0 =
-// 2.4), and Overhead is kept: Latency' = Overhead + max(Compute x 1.3063, m x
-// 2.4). The H100 PCIe is the GPU the paper profiled.
+// count x boost clock, s (from the H200 SXM to the H100 PCIe: 132 x 1980 MHz
+// over 114 x 1755 MHz), the memory floor by the ratio of HBM bandwidths, b,
+// and Overhead is kept: Latency' = Overhead + max(Compute x s, m x b). The
+// H100 PCIe is the GPU the paper profiled.
 //
 // # Stored weight types
 //
 // FP8 and INT8 weights move their stored bytes: WeightBytes is half the BF16
-// figure (FP8 block scales, 0.02%, are not counted), so the memory floor
+// figure (FP8 block scales, a small fraction of it, are not counted), so the memory floor
 // shrinks accordingly. Compute comes from the BF16 measurements:
 //
 //   - INT8 (weight-only, Grok-1): weights are dequantised to BF16 on chip and
@@ -166,49 +159,28 @@
 // one M, every expert block of one row count, every attention of one KV
 // length) and predicts those between remaining measurements. Each reports
 // the median and 90th percentile of |predicted - measured| / measured.
-// `dashlab gpu validate` prints them all; the package tests hold them to:
-// GEMM leave-one-out median below 2% and 90th percentile below 8%;
-// held-out GEMM, expert-block and attention families median below 5% and
-// 90th percentile below 15%; held-out GEMM sizes median below 2.5% and
-// 90th percentile below 9% (2.1% and 8.4% on the H200 profile), expert-block
-// and attention sizes below 3.5% and 13%. Leave-one-out here benefits from
-// the other families' measurements at the same sizes (see Interpolation); a
-// size no family measured is interpolated within its family alone.
+// `dashlab gpu validate` prints them all, and the reproduction's report and
+// notebook 03 draw them; the package tests hold them to: GEMM leave-one-out
+// median below 2% and 90th percentile below 8%; held-out GEMM, expert-block
+// and attention families median below 5% and 90th percentile below 15%;
+// held-out GEMM sizes median below 2.5% and 90th percentile below 9%,
+// expert-block and attention sizes below 3.5% and 13%. Leave-one-out
+// benefits from the other families' measurements at the same sizes (see
+// Interpolation); a size no family measured is interpolated within its
+// family alone.
 //
-// What the profile itself allows is measured beside it. [Profile.Repeats]:
-// the GEMM shapes two models share were measured twice, and the two
-// measurements differ by 0.75% at the median and 5.7% at the 90th
-// percentile. [Profile.SweepJitter]: along every sweep, how far each size's
-// efficiency (log latency over roofline) departs from the straight line
-// through its two neighbours, which is exactly what held-out-size
-// interpolation misses. On the H200 profile these departures are
-// independent from one size to the next (the correlation of neighbouring
-// ones is -0.64 for GEMM, -0.68 for expert blocks, -0.66 for attention;
-// independent jitter gives -2/3, a smooth curve the roofline misses near
-// +1), and independent across families too: in a study predicting each
-// held-out GEMM size with the departure the other families show at that
-// very size (which the held-out study hides) the error grew, 2.06/8.36% to
-// 2.18-2.64/8.78-9.89% (median/p90) with all, the 8, 4, 2 or 1 nearest
-// families. Each size departs on its own, by a jitter estimated at 1.8% at
-// the median and 7.3% at the 90th percentile for GEMM (a mixture-of-normals
-// deconvolution of the held-out errors gives 0.7-0.8% and 6.9-7.7%, from
-// fits that put the straight line's own error at 8.6-9.0% rather than the
-// measured 8.4%): the held-out error that a model knowing the smooth curve
-// exactly would still make, above the 6% the project aims at for held-out
-// GEMM sizes. Run-to-run noise (the repeated shapes' differences) accounts
-// for 22% of the departures' variance (37% for M up to 64, 13% from 1,024);
-// the rest belongs to each exact shape (most likely the library's choice of
-// kernel for it), which measuring again would not remove. Other interpolants were prototyped on
-// the held-out GEMM sizes (reference/profiling/heldout_sizes.py, which
-// reproduces the package's 2.06/8.36% exactly); none improves both
-// statistics, and each that lowers one raises the other: a monotone cubic
-// of the residual in log M (2.10/8.89), local constant or linear regression
-// over the family's sizes (2.07-3.01/8.35-9.82), per-family rooflines
-// (1.99-2.03/8.91-9.56), ridge exponents from 0 to 20 instead of the fitted
-// 6.25 (2.05-2.17/8.18-9.17), a smooth surface of the residual over (log M,
-// log K, log N) shared by all families, alone or blended with the family's
-// line (2.05-3.14/7.86-8.81), and a Gaussian process with a shared surface,
-// a per-family curve and a jitter term, its hyperparameters fitted by
-// marginal likelihood on each fold's training sizes (2.57/8.24; with the
-// jitter and the family term growing with M, 2.31/8.06).
+// What the profile itself allows is measured beside it, and bounds the
+// held-out errors from below. [Profile.Repeats]: the GEMM shapes two models
+// share were measured twice, and the two measurements differ. [Profile.SweepJitter]:
+// along every sweep, how far each size's efficiency (log latency over
+// roofline) departs from the straight line through its two neighbours, which
+// is exactly what held-out-size interpolation misses, and how those
+// departures correlate from one size to the next (independent jitter gives
+// -2/3, a smooth curve the roofline misses near +1). On the shipped profile
+// the departures are independent from size to size and from family to
+// family, so no interpolant can know them: they belong to each exact shape
+// (most likely the library's choice of kernel for it) more than to run-to-run
+// noise, and measuring again would not remove them.
+// reference/profiling/heldout_sizes.py reproduces the held-out-size study
+// and compares other interpolants with the package's.
 package gpu

@@ -11,9 +11,8 @@ import "github.com/dashlab/dashlab/dash/unit"
 // wave at a time and a chunk is sensed whole, within one wave. A chunk that
 // does not divide the wave leaves pages of every wave unsensed: with 5 MiB
 // regions (1280 of the 2048 pages of a wave) only one chunk fits a wave and
-// 37.5% of the array's rate is lost, so a 5 MiB relay region ran 50% slower
-// than a 4 MiB one (TPOT 45.7 vs 30.5 ms, Qwen3 at B = 4), an artifact of
-// the chunking, not of the buffer. A real base die fills a region from
+// 37.5% of the array's rate is lost, so a 5 MiB relay region would run
+// slower than a 4 MiB one, an artifact of the chunking, not of the buffer. A real base die fills a region from
 // whatever waves hold its data. Chunking at a fraction of the wave keeps
 // every wave full; the rest of a larger region holds further chunks (more
 // credits), so a larger region is never slower.
