@@ -10,21 +10,26 @@ import (
 )
 
 // Case names one simulation of a sweep: a catalogue model on a named system at a
-// fixed-batch workload, with an optional change to the builder (a different t_R,
-// execution switches, ...).
+// fixed-batch workload, with knobs set (a different t_R, execution switches, ...). It is
+// data, as a sweep point is: it encodes to JSON and back to the same experiment, so a
+// list of cases can be stored, resumed or sharded.
 type Case struct {
 	// Model and System are catalogue ids.
-	Model, System string
+	Model  string `json:"model"`
+	System string `json:"system"`
 	// Batch, Prompt and Output are B, L_in and L_out.
-	Batch, Prompt, Output int
+	Batch  int `json:"batch"`
+	Prompt int `json:"prompt_tokens"`
+	Output int `json:"output_tokens"`
 	// Reading is the reading of t_R applied to the system (dash.ReadingPaper lifts the
 	// array's rate limit, dash.ReadingPhysical is the stated part); the zero value,
 	// dash.ReadingSystem, keeps the system's own hbf.read_waves_in_flight.
-	Reading dash.Reading
-	// Modify, when set, changes the experiment before it is built.
-	Modify func(dash.ExperimentBuilder) dash.ExperimentBuilder
+	Reading dash.Reading `json:"reading,omitzero"`
+	// Knobs are set on the experiment, in order, after the reading (dash's knob table:
+	// hbf.t_read=10us, execution.lookahead=true, ...).
+	Knobs []dash.Setting `json:"knobs,omitempty"`
 	// Sim are the simulation options (a sampled long decode, say).
-	Sim sim.Options
+	Sim sim.Options `json:"sim,omitzero"`
 }
 
 // String names the case: "qwen3-235b-a22b/dash B=4 1024/128".
@@ -33,7 +38,7 @@ func (c Case) String() string {
 }
 
 // Same reports whether c names the same model, system and workload as o (Reading and
-// Modify are not compared: a sweep runs under one reading).
+// Knobs are not compared: a sweep runs under one reading).
 func (c Case) Same(o Case) bool {
 	return c.Model == o.Model && c.System == o.System && c.Batch == o.Batch && c.Prompt == o.Prompt && c.Output == o.Output
 }

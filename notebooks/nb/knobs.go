@@ -10,38 +10,6 @@ import (
 	"github.com/dashlab/dashlab/reference"
 )
 
-// Knob changes one thing of an experiment before it is built; With composes knobs into a
-// Case.Modify function.
-type Knob func(dash.ExperimentBuilder) dash.ExperimentBuilder
-
-// With composes knobs, applied in order, into a Case.Modify function (nil for none):
-//
-//	summary.Case{..., Modify: nb.With(knobs.Apply(), nb.Set("hbf.t_read", 10*unit.Microsecond))}
-func With(knobs ...Knob) func(dash.ExperimentBuilder) dash.ExperimentBuilder {
-	var ks []Knob
-	for _, k := range knobs {
-		if k != nil {
-			ks = append(ks, k)
-		}
-	}
-	if len(ks) == 0 {
-		return nil
-	}
-	return func(b dash.ExperimentBuilder) dash.ExperimentBuilder {
-		for _, k := range ks {
-			b = k(b)
-		}
-		return b
-	}
-}
-
-// Set is the knob that sets one knob of the table (dash.Knobs; `dashlab knobs` or
-// docs/knobs.md lists them) by its path to a value with its unit:
-// nb.Set("hbf.t_read", 10*unit.Microsecond), nb.Set("execution.launch_only_overhead", true).
-func Set(path string, v any) Knob {
-	return func(b dash.ExperimentBuilder) dash.ExperimentBuilder { return b.Set(path, v) }
-}
-
 // Knobs are the knobs a notebook's parameter cell sets, by path, with their units; the
 // notebooks write the paper's values out:
 //
@@ -51,7 +19,8 @@ func Set(path string, v any) Knob {
 // knob tag). A knob left out keeps the system's value. Every value is checked: a
 // number without its unit ("hbf.t_read": 3) or a misspelled path fails the cell with
 // the path, the value and what was meant, and an implausible value (3 ns) with its
-// range. Apply returns them as a Case.Modify function; Help shows each with its unit,
+// range. Settings returns them as data for a case (summary.Case.Knobs) or a builder
+// (dash.ExperimentBuilder.With); Help shows each with its unit,
 // the paper's value, its range and its source.
 type Knobs map[string]any
 
@@ -82,8 +51,20 @@ func (k Knobs) paths() []string {
 	return ps
 }
 
-// Settings are the knobs as data (dash.Setting: path and exact text), or the first
-// problem with them.
+// With returns the knobs with one more set (or changed): knobs.With("hbf.t_read",
+// 10*unit.Microsecond); k itself is left as it is.
+func (k Knobs) With(path string, v any) Knobs {
+	out := make(Knobs, len(k)+1)
+	for p, x := range k {
+		out[p] = x
+	}
+	out[path] = v
+	return out
+}
+
+// Settings are the knobs as data (dash.Setting: path and exact text), for a case's
+// Knobs, or the first problem with them (nb.Must(knobs.Settings()) fails the cell with
+// the path and the value).
 func (k Knobs) Settings() ([]dash.Setting, error) {
 	var out []dash.Setting
 	for _, p := range k.paths() {
@@ -94,28 +75,6 @@ func (k Knobs) Settings() ([]dash.Setting, error) {
 		out = append(out, s)
 	}
 	return out, nil
-}
-
-// Apply returns the builder change the knobs make (nil when there are none): all of them
-// at once, as dash.ExperimentBuilder.With applies settings (the page size before an SRAM
-// region given beside it, ...). A bad knob fails the experiment's Build with its path.
-func (k Knobs) Apply() func(dash.ExperimentBuilder) dash.ExperimentBuilder {
-	if len(k) == 0 {
-		return nil
-	}
-	paths := k.paths()
-	return func(b dash.ExperimentBuilder) dash.ExperimentBuilder {
-		var ss []dash.Setting
-		for _, p := range paths {
-			s, err := dash.SettingOf(p, k[p])
-			if err != nil {
-				b = b.Set(p, k[p]) // records the same error for Build
-				continue
-			}
-			ss = append(ss, s)
-		}
-		return b.With(ss...)
-	}
 }
 
 // Help shows the knobs' table in the cell: each knob's path and symbol, the value set,

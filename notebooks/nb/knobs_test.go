@@ -11,9 +11,23 @@ import (
 	"github.com/dashlab/dashlab/summary"
 )
 
+// build builds a case with the knobs as its data; a knob that is no setting fails first.
 func build(k Knobs) error {
-	_, err := Build(summary.Case{Model: "qwen3-235b-a22b", System: "dash", Batch: 4, Prompt: 1024, Output: 128, Modify: k.Apply()})
+	ss, err := k.Settings()
+	if err != nil {
+		return err
+	}
+	_, err = Build(summary.Case{Model: "qwen3-235b-a22b", System: "dash", Batch: 4, Prompt: 1024, Output: 128, Knobs: ss})
 	return err
+}
+
+func settings(t *testing.T, k Knobs) []dash.Setting {
+	t.Helper()
+	ss, err := k.Settings()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ss
 }
 
 // A value written without its unit, or a misspelled path, is refused with a message
@@ -60,7 +74,7 @@ func TestKnobsWithUnitsBuild(t *testing.T) {
 	}
 	// any knob of the table, text with its unit too
 	exp, err := Build(summary.Case{Model: "qwen3-235b-a22b", System: "dash", Batch: 4, Prompt: 1024, Output: 128,
-		Modify: Knobs{"hbf.reading": dash.ReadingPaper, "execution.launch_only_overhead": true, "hbf.tsv_bandwidth": "6.4 TB/s"}.Apply()})
+		Knobs: settings(t, Knobs{"hbf.reading": dash.ReadingPaper, "execution.launch_only_overhead": true, "hbf.tsv_bandwidth": "6.4 TB/s"})})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -82,7 +96,7 @@ func TestKnobsWhatIf(t *testing.T) {
 		k    Knobs
 		want string
 	}{{paper, ""}, {changed, "what-if: link 1.6 -> 0.8 TB/s"}} {
-		points := Sweep([]summary.Case{{Model: "qwen3-235b-a22b", System: "relay-only", Batch: 1, Prompt: 64, Output: 2, Modify: c.k.Apply()}})
+		points := Sweep([]summary.Case{{Model: "qwen3-235b-a22b", System: "relay-only", Batch: 1, Prompt: 64, Output: 2, Knobs: settings(t, c.k)}})
 		if got := points[0].WhatIf.String(); got != c.want {
 			t.Errorf("%v: %q, want %q", c.k, got, c.want)
 		}
@@ -106,7 +120,7 @@ func TestKnobsHelp(t *testing.T) {
 // A traced run off the paper's parts names its change in the route figure.
 func TestTraceWhatIf(t *testing.T) {
 	r, err := Trace(summary.Case{Model: "qwen3-235b-a22b", System: "dash", Batch: 1, Prompt: 64, Output: 2,
-		Modify: Set("hbf.t_read", 8*unit.Microsecond)}, 1, 3)
+		Knobs: settings(t, Knobs{}.With("hbf.t_read", 8*unit.Microsecond))}, 1, 3)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -25,12 +25,12 @@ import (
 )
 
 // Grid returns the cases of every model x system x batch at one prompt/output length.
-func Grid(models, systems []string, batches []int, prompt, output int, modify func(dash.ExperimentBuilder) dash.ExperimentBuilder) []summary.Case {
+func Grid(models, systems []string, batches []int, prompt, output int, knobs []dash.Setting) []summary.Case {
 	var out []summary.Case
 	for _, m := range models {
 		for _, b := range batches {
 			for _, s := range systems {
-				out = append(out, summary.Case{Model: m, System: s, Batch: b, Prompt: prompt, Output: output, Modify: modify})
+				out = append(out, summary.Case{Model: m, System: s, Batch: b, Prompt: prompt, Output: output, Knobs: knobs})
 			}
 		}
 	}
@@ -42,7 +42,7 @@ type Workload struct{ Prompt, Output int }
 
 // LengthGrid returns the B = batch cases of every model x workload x system, leaving out
 // workloads beyond a model's context window (as the paper does).
-func LengthGrid(models, systems []string, batch int, workloads []Workload, modify func(dash.ExperimentBuilder) dash.ExperimentBuilder) []summary.Case {
+func LengthGrid(models, systems []string, batch int, workloads []Workload, knobs []dash.Setting) []summary.Case {
 	var out []summary.Case
 	for _, m := range models {
 		spec, err := reference.Model(m)
@@ -51,7 +51,7 @@ func LengthGrid(models, systems []string, batch int, workloads []Workload, modif
 				continue
 			}
 			for _, s := range systems {
-				out = append(out, summary.Case{Model: m, System: s, Batch: batch, Prompt: w.Prompt, Output: w.Output, Modify: modify})
+				out = append(out, summary.Case{Model: m, System: s, Batch: batch, Prompt: w.Prompt, Output: w.Output, Knobs: knobs})
 			}
 		}
 	}

@@ -10,7 +10,6 @@ import (
 	"github.com/dashlab/dashlab/charts"
 	"github.com/dashlab/dashlab/dash"
 	"github.com/dashlab/dashlab/dash/gpu"
-	"github.com/dashlab/dashlab/dash/unit"
 	"github.com/dashlab/dashlab/reference"
 	"github.com/dashlab/dashlab/reference/reproduce"
 	"github.com/dashlab/dashlab/summary"
@@ -121,7 +120,7 @@ func TestFig9bMatchesTheEngine(t *testing.T) {
 
 // A Fig. 9 what-if's figure names the change and shows its rows as what-ifs.
 func TestFig9WhatIfFigure(t *testing.T) {
-	halfLinks := func(b dash.ExperimentBuilder) dash.ExperimentBuilder { return b.LinkBandwidth(0.8 * unit.TBps) }
+	halfLinks := []dash.Setting{{Path: "link.usable", Value: "0.8 TB/s"}}
 	cases := reproduce.Fig9Grid(dash.ReadingPaper, []string{"qwen3-235b-a22b"}, reproduce.Fig9Systems, []int{4}, []reproduce.Fig9bWorkload{{Prompt: 1024, Output: 17}}, halfLinks)
 	fig, err := charts.Fig9a(reproduce.SummariseFig9(reproduce.Sweep(cases, 0)))
 	h := figureHTML(t, fig, err)
@@ -255,8 +254,8 @@ func TestInventoryFigure(t *testing.T) {
 
 // The KV split and Fig. 12 of a what-if name it; the paper's runs name their model.
 func TestKVAndFig12WhatIf(t *testing.T) {
-	half := func(b dash.ExperimentBuilder) dash.ExperimentBuilder { return b.LinkBandwidth(0.8 * unit.TBps) }
-	c := summary.Case{Model: reproduce.Fig12Model, System: "dash", Batch: 1, Prompt: 4096, Output: 262_144, Modify: half}
+	c := summary.Case{Model: reproduce.Fig12Model, System: "dash", Batch: 1, Prompt: 4096, Output: 262_144,
+		Knobs: []dash.Setting{{Path: "link.usable", Value: "0.8 TB/s"}}}
 	k, err := reproduce.KVStudy(c, 20)
 	if err != nil {
 		t.Fatal(err)

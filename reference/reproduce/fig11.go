@@ -31,9 +31,8 @@ func LookaheadStudy(setup summary.LookaheadSetup, models []string, tReads []unit
 			pairs = append(pairs, summary.LookaheadPair{Model: m, TRead: tr, Setup: setup})
 			for _, on := range []bool{false, true} {
 				cases = append(cases, summary.Case{Model: m, System: system, Batch: batch, Prompt: prompt, Output: output, Reading: setup.Reading,
-					Modify: func(b dash.ExperimentBuilder) dash.ExperimentBuilder {
-						return b.TRead(tr).Lookahead(on).EarlyDelivery(setup.EarlyDelivery, setup.EarlyBuffer)
-					}})
+					Knobs: []dash.Setting{knob("hbf.t_read", tr), knob("execution.lookahead", on),
+						knob("execution.early_delivery", setup.EarlyDelivery), knob("execution.early_delivery_buffer", setup.EarlyBuffer)}})
 			}
 		}
 	}

@@ -66,29 +66,29 @@ type fig12Case struct {
 	param summary.Fig12Param
 	value float64
 	label string
-	mod   func(dash.ExperimentBuilder) dash.ExperimentBuilder
+	knob  dash.Setting
 }
 
 func fig12Cases(su Fig12Setup) []fig12Case {
 	var cs []fig12Case
 	for _, p := range withRef(su.PageSizes, 4*unit.KiB) {
 		cs = append(cs, fig12Case{summary.Fig12PageSize, float64(p / unit.KiB), p.String(),
-			func(b dash.ExperimentBuilder) dash.ExperimentBuilder { return b.PageSize(p) }})
+			knob("hbf.page_size", p)})
 	}
 	for _, t := range withRef(su.TReads, 3*unit.Microsecond) {
 		cs = append(cs, fig12Case{summary.Fig12TRead, float64(t) / 1e3, t.String(),
-			func(b dash.ExperimentBuilder) dash.ExperimentBuilder { return b.TRead(t) }})
+			knob("hbf.t_read", t)})
 	}
 	for _, t := range withRef(su.TProgs, 100*unit.Microsecond) {
 		cs = append(cs, fig12Case{summary.Fig12TProg, float64(t) / 1e3, t.String(),
-			func(b dash.ExperimentBuilder) dash.ExperimentBuilder { return b.TProg(t) }})
+			knob("hbf.t_prog", t)})
 	}
 	// The stall's reference: programs that take no array time.
 	cs = append(cs, fig12Case{summary.Fig12TProg, 0, "0 (reference)",
-		func(b dash.ExperimentBuilder) dash.ExperimentBuilder { return b.TProg(1) }})
+		knob("hbf.t_prog", unit.Duration(1))})
 	for _, l := range withRef(su.Links, 1.6e12) {
 		cs = append(cs, fig12Case{summary.Fig12Link, float64(l) / 1e12, l.String(),
-			func(b dash.ExperimentBuilder) dash.ExperimentBuilder { return b.LinkBandwidth(l) }})
+			knob("link.usable", l)})
 	}
 	return cs
 }
@@ -146,7 +146,7 @@ func fig12Runs(su Fig12Setup, workers int, nominalOnly bool) (*summary.Fig12Resu
 	for _, rd := range readings {
 		for _, c := range unique {
 			cases = append(cases, summary.Case{Model: Fig12Model, System: "dash", Batch: 1, Prompt: w.Prompt, Output: w.Output,
-				Reading: rd, Modify: func(b dash.ExperimentBuilder) dash.ExperimentBuilder { return c.mod(b.Lookahead(true)) }, Sim: opts})
+				Reading: rd, Knobs: []dash.Setting{knob("execution.lookahead", true), c.knob}, Sim: opts})
 		}
 		cases = append(cases, summary.Case{Model: Fig12Model, System: "relay-only", Batch: 1, Prompt: w.Prompt, Output: w.Output, Reading: rd, Sim: opts})
 	}

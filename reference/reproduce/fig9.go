@@ -55,7 +55,7 @@ func init() {
 func Fig9Case(model, system string, batch, prompt, output int, r dash.Reading) summary.Case {
 	c := summary.Case{Model: model, System: system, Batch: batch, Prompt: prompt, Output: output, Reading: r}
 	if isDASH(system) {
-		c.Modify = func(b dash.ExperimentBuilder) dash.ExperimentBuilder { return b.Lookahead(true) }
+		c.Knobs = []dash.Setting{knob("execution.lookahead", true)}
 	}
 	return c
 }

@@ -13,11 +13,11 @@ import (
 // summary.Fig9Bound) for the paper's systems under r.
 func computeFig9Bound(r dash.Reading) (summary.Fig9Bound, error) { return ComputeFig9BoundOf(r, nil) }
 
-// ComputeFig9BoundOf computes the bound argument for the systems a builder
-// change makes of the paper's (a notebook's knobs: the same change its sweep
-// applies; nil for the paper's parts), so that the bound is that of the parts
-// simulated. Its WhatIf lists the parts changed.
-func ComputeFig9BoundOf(r dash.Reading, modify func(dash.ExperimentBuilder) dash.ExperimentBuilder) (summary.Fig9Bound, error) {
+// ComputeFig9BoundOf computes the bound argument for the systems knobs make of
+// the paper's (a notebook's knobs: the same its sweep sets; none for the
+// paper's parts), so that the bound is that of the parts simulated. Its WhatIf
+// lists the parts changed.
+func ComputeFig9BoundOf(r dash.Reading, knobs []dash.Setting) (summary.Fig9Bound, error) {
 	var b summary.Fig9Bound
 	b.Reading = r
 	if _, ok := r.ReadWaves(); !ok {
@@ -34,8 +34,8 @@ func ComputeFig9BoundOf(r dash.Reading, modify func(dash.ExperimentBuilder) dash
 			return b, err
 		}
 		s := ref
-		if modify != nil {
-			if s, err = modify(base).ResolvedSystem(); err != nil {
+		if len(knobs) > 0 {
+			if s, err = base.With(knobs...).ResolvedSystem(); err != nil {
 				return b, err
 			}
 			if err := s.Validate(); err != nil {

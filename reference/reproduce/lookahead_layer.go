@@ -20,9 +20,8 @@ func TraceLookaheadLayer(model string, r dash.Reading, tr unit.Duration, prompt,
 	}{{"conventional", false, false}, {"lookahead", true, false}, {"lookahead + early delivery", true, true}}
 	for _, a := range arms {
 		exp, err := Build(summary.Case{Model: model, System: "dash", Batch: 1, Prompt: prompt, Output: 3, Reading: r,
-			Modify: func(b dash.ExperimentBuilder) dash.ExperimentBuilder {
-				return b.TRead(tr).Lookahead(a.lookahead).EarlyDelivery(a.early, 0)
-			}})
+			Knobs: []dash.Setting{knob("hbf.t_read", tr), knob("execution.lookahead", a.lookahead),
+				knob("execution.early_delivery", a.early), knob("execution.early_delivery_buffer", unit.Bytes(0))}})
 		if err != nil {
 			return out, err
 		}

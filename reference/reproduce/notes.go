@@ -12,27 +12,27 @@ import (
 )
 
 // ArrayBoundNote says, from the paper's parts and one engine run, what bounds
-// the simulated Fig. 9 speedups (ArrayBoundNoteOf with no change).
+// the simulated Fig. 9 speedups (of the paper's parts).
 func ArrayBoundNote() (string, error) { return arrayBoundNoteOf(nil) }
 
-// arrayBoundNoteOf says, from the parts a builder change makes of the paper's
-// (a notebook's knobs; nil for the paper's) and one engine run on them, what
+// arrayBoundNoteOf says, from the parts knobs make of the paper's (a notebook's
+// knobs; none for the paper's) and one engine run on them, what
 // bounds the simulated Fig. 9 speedups under each reading of t_R (BoundNote),
 // and which share of a decode step no memory path shortens. Every number in it
 // is computed from the system simulated.
-func arrayBoundNoteOf(modify func(dash.ExperimentBuilder) dash.ExperimentBuilder) (string, error) {
-	phys, err := ComputeFig9BoundOf(dash.ReadingPhysical, modify)
+func arrayBoundNoteOf(knobs []dash.Setting) (string, error) {
+	phys, err := ComputeFig9BoundOf(dash.ReadingPhysical, knobs)
 	if err != nil {
 		return "", err
 	}
-	pap, err := ComputeFig9BoundOf(dash.ReadingPaper, modify)
+	pap, err := ComputeFig9BoundOf(dash.ReadingPaper, knobs)
 	if err != nil {
 		return "", err
 	}
 	// The share of a DASH decode step that no memory path shortens: the
 	// operators' compute and fixed overhead (launch, pipeline fill, tail).
 	c := Fig9Case("qwen3-235b-a22b", "dash", 4, 1024, 17, dash.ReadingPaper)
-	c.Modify = compose(modify, c.Modify) // as Fig9Grid: the case's own switches last
+	c.Knobs = withKnobs(knobs, c.Knobs) // as Fig9Grid: the case's own switches last
 	exp, err := Build(c)
 	if err != nil {
 		return "", err
@@ -86,15 +86,4 @@ func BoundNote(phys, pap summary.Fig9Bound) string {
 	fmt.Fprintf(&b, ". Under the paper reading the array never binds and DASH's ceiling is %.2f TB/s (%s-bound): %.2fx RelayOnly, %.2fx DirectOnly.",
 		qd.Total.TBps(), qd.Binding, pap.Ceiling("relay-only"), pap.Ceiling("direct-only"))
 	return b.String()
-}
-
-// compose applies f, then g (either may be nil).
-func compose(f, g func(dash.ExperimentBuilder) dash.ExperimentBuilder) func(dash.ExperimentBuilder) dash.ExperimentBuilder {
-	switch {
-	case f == nil:
-		return g
-	case g == nil:
-		return f
-	}
-	return func(b dash.ExperimentBuilder) dash.ExperimentBuilder { return g(f(b)) }
 }

@@ -1,6 +1,7 @@
 package reproduce
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/dashlab/dashlab/dash"
@@ -89,9 +90,8 @@ func Fig9ReadingValues(prefix string, sums map[dash.Reading]summary.Fig9) []summ
 // Fig9Grid is a Fig. 9 sweep under a reading of t_R: every model at every
 // batch and length (lengths beyond a model's context window left out, as
 // the paper does) on every system, each case as Fig9Case makes it (DASH
-// with lookahead where the router allows) with modify applied first.
-func Fig9Grid(r dash.Reading, models, systems []string, batches []int, lengths []Fig9bWorkload,
-	modify func(dash.ExperimentBuilder) dash.ExperimentBuilder) []summary.Case {
+// with lookahead where the router allows) with knobs set first.
+func Fig9Grid(r dash.Reading, models, systems []string, batches []int, lengths []Fig9bWorkload, knobs []dash.Setting) []summary.Case {
 	var out []summary.Case
 	for _, m := range models {
 		spec, err := reference.Model(m)
@@ -102,19 +102,19 @@ func Fig9Grid(r dash.Reading, models, systems []string, batches []int, lengths [
 			for _, b := range batches {
 				for _, s := range systems {
 					c := Fig9Case(m, s, b, w.Prompt, w.Output, r)
-					if own := c.Modify; modify != nil {
-						c.Modify = func(x dash.ExperimentBuilder) dash.ExperimentBuilder {
-							x = modify(x)   // may replace the execution switches:
-							if own != nil { // the case's own (lookahead) comes last
-								x = own(x)
-							}
-							return x
-						}
-					}
+					c.Knobs = withKnobs(knobs, c.Knobs) // the case's own (lookahead) last
 					out = append(out, c)
 				}
 			}
 		}
 	}
 	return out
+}
+
+// withKnobs is the settings of first, then then (a later setting of a path wins).
+func withKnobs(first, then []dash.Setting) []dash.Setting {
+	if len(first) == 0 {
+		return then
+	}
+	return append(slices.Clone(first), then...)
 }

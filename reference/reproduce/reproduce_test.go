@@ -215,12 +215,10 @@ func TestReadingValuesAndGrid(t *testing.T) {
 		t.Error("prefix not applied")
 	}
 	// Fig9Grid leaves out lengths beyond the context window and keeps DASH's lookahead
-	// after a modify that replaces the execution switches.
+	// after knobs that turn it off (the case's own knobs come last).
 	cases := Fig9Grid(dash.ReadingPaper, []string{"grok-1"}, []string{"dash", "relay-only"}, []int{1},
 		[]Fig9bWorkload{{Prompt: 512, Output: 16}, {Prompt: 20480, Output: 20480}},
-		func(b dash.ExperimentBuilder) dash.ExperimentBuilder {
-			return b.Execution(dash.ExecutionSpec{LaunchOnlyOverhead: true})
-		})
+		[]dash.Setting{{Path: "execution.launch_only_overhead", Value: "true"}, {Path: "execution.lookahead", Value: "false"}})
 	if len(cases) != 2 {
 		t.Fatalf("%d cases", len(cases))
 	}

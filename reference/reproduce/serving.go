@@ -27,16 +27,12 @@ var servingSystems = []string{"dash", "relay-only", "direct-only"}
 // the catalogue model on each system with the paper's GPU, DASH with
 // lookahead expert selection (as in Fig. 9); the workload (1 x budget-token
 // prompt) sizes the HBM activation workspace for the largest pass the
-// scheduler builds. modify, if not nil, changes every builder (a notebook's
-// what-if).
-func ServingExperiments(sched serve.Scheduler, r dash.Reading, modify func(dash.ExperimentBuilder) dash.ExperimentBuilder) ([]dash.Experiment, error) {
+// scheduler builds. knobs are set on every experiment (a notebook's what-if).
+func ServingExperiments(sched serve.Scheduler, r dash.Reading, knobs ...dash.Setting) ([]dash.Experiment, error) {
 	var out []dash.Experiment
 	for _, sys := range servingSystems {
 		b := reference.Experiment(servingModel, sys).Batch(1).Prompt(sched.TokenBudget).Output(1).Reading(r).Lookahead(isDASH(sys))
-		if modify != nil {
-			b = modify(b)
-		}
-		e, err := b.Build()
+		e, err := b.With(knobs...).Build()
 		if err != nil {
 			return nil, err
 		}
@@ -48,7 +44,7 @@ func ServingExperiments(sched serve.Scheduler, r dash.Reading, modify func(dash.
 // servingStudy is the paper's Table III study under a reading (exact
 // passes unless approx is set).
 func servingStudy(r dash.Reading, approx serve.Approx, workers int) (serve.Study, error) {
-	exps, err := ServingExperiments(serve.PaperScheduler(), r, nil)
+	exps, err := ServingExperiments(serve.PaperScheduler(), r)
 	if err != nil {
 		return serve.Study{}, err
 	}

@@ -1,6 +1,7 @@
 package reproduce
 
 import (
+	"fmt"
 	"strings"
 
 	"github.com/dashlab/dashlab/dash"
@@ -23,13 +24,19 @@ func sweepWith(cases []summary.Case, workers int, progress func(done, total int)
 }
 
 // Build builds the experiment of a case: the catalogue model on the named system with
-// the paper's GPU, the case's workload and reading, and its Modify applied.
+// the paper's GPU, the case's workload and reading, then its knobs.
 func Build(c summary.Case) (dash.Experiment, error) {
-	b := reference.Experiment(c.Model, c.System).Batch(c.Batch).Prompt(c.Prompt).Output(c.Output).Reading(c.Reading)
-	if c.Modify != nil {
-		b = c.Modify(b)
+	return reference.Experiment(c.Model, c.System).Batch(c.Batch).Prompt(c.Prompt).Output(c.Output).Reading(c.Reading).With(c.Knobs...).Build()
+}
+
+// knob is the setting of a knob to a typed value (dash.SettingOf); a value the knob
+// cannot take is kept as its text, for Build to refuse with the path and the value.
+func knob(path string, v any) dash.Setting {
+	s, err := dash.SettingOf(path, v)
+	if err != nil {
+		return dash.Setting{Path: path, Value: fmt.Sprint(v)}
 	}
-	return b.Build()
+	return s
 }
 
 // RunCase builds and runs one case: its point, with how the experiment differs from the

@@ -10,15 +10,14 @@ import (
 	"github.com/dashlab/dashlab/summary"
 )
 
-func halfLinks(b dash.ExperimentBuilder) dash.ExperimentBuilder {
-	return b.LinkBandwidth(0.8 * unit.TBps)
-}
+// halfLinks halves every link's usable rate (a what-if).
+var halfLinks = []dash.Setting{{Path: "link.usable", Value: "0.8 TB/s"}}
 
 // A Fig. 9 sweep with halved links is a what-if: its summary lists the change and the
 // model left out, the charts' subtitles name them and its rows are what-ifs, not FAIL.
 func TestFig9WhatIf(t *testing.T) {
-	grid := func(modify func(dash.ExperimentBuilder) dash.ExperimentBuilder) []summary.Case {
-		return Fig9Grid(dash.ReadingPaper, []string{"qwen3-235b-a22b"}, Fig9Systems, []int{4}, []Fig9bWorkload{{Prompt: 1024, Output: 17}}, modify)
+	grid := func(knobs []dash.Setting) []summary.Case {
+		return Fig9Grid(dash.ReadingPaper, []string{"qwen3-235b-a22b"}, Fig9Systems, []int{4}, []Fig9bWorkload{{Prompt: 1024, Output: 17}}, knobs)
 	}
 	paper := SummariseFig9(Sweep(grid(nil), 0))
 	whatIf := SummariseFig9(Sweep(grid(halfLinks), 0))
@@ -102,7 +101,7 @@ func TestFig9DesignOfThePaper(t *testing.T) {
 // A refused knob fails every case alike: the sweep's error says so once per message,
 // naming the field and the value.
 func TestSweepErrOfARefusedKnob(t *testing.T) {
-	tooShort := func(b dash.ExperimentBuilder) dash.ExperimentBuilder { return b.TRead(3) }
+	tooShort := []dash.Setting{{Path: "hbf.t_read", Value: "3ns"}}
 	cases := Fig9Grid(dash.ReadingPaper, []string{"qwen3-235b-a22b", "mixtral-8x22b"}, []string{"dash"}, []int{1, 4}, []Fig9bWorkload{{Prompt: 1024, Output: 17}}, tooShort)
 	err := summary.SweepErr(Sweep(cases, 0))
 	if err == nil {
@@ -159,7 +158,7 @@ func TestFig12Changes(t *testing.T) {
 		t.Errorf("the paper's run: %v", w)
 	}
 	other := paper
-	other.Output, other.Modify = 262_144, halfLinks
+	other.Output, other.Knobs = 262_144, halfLinks
 	if exp, err = Build(other); err != nil {
 		t.Fatal(err)
 	}

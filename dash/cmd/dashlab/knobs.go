@@ -98,7 +98,7 @@ and every way of setting one reads it:
 | where | how |
 |---|---|
 | Go | `+"`b.Set(\"hbf.t_read\", 10*unit.Microsecond)`, `b.With(dash.Setting{Path: \"hbf.t_read\", Value: \"10us\"})`"+` |
-| notebooks | `+"`nb.Knobs{\"hbf.t_read\": 10 * unit.Microsecond}.Apply()`, `nb.Set(...)`; `knobs.Help()` shows their rows"+` |
+| notebooks | `+"`summary.Case{..., Knobs: nb.Must(nb.Knobs{\"hbf.t_read\": 10 * unit.Microsecond}.Settings())}`, `knobs.With(path, v)`; `knobs.Help()` shows their rows"+` |
 | experiment files | `+"`overrides: {hbf: {t_read: 10us}}`"+` (or `+"`hbf.t_read: 10us`"+`); workload and execution knobs in their sections |
 | sweeps | `+"`{path: overrides.hbf.t_read, values: [1us, 32us]}`"+`; `+"`workload.batch`, `execution.lookahead`"+` |
 | CLI | `+"`dashlab run --set hbf.t_read=10us`"+` (run, serve); `+"`dashlab knobs`"+` prints this table |
