@@ -1,13 +1,10 @@
 package sim
 
 import (
-	"errors"
-	"math"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/dashlab/dashlab/reference"
 )
@@ -64,23 +61,6 @@ func FuzzExperimentFile(f *testing.F) {
 		if !exp.Valid() {
 			t.Fatal("nil error with an invalid experiment")
 		}
-		r, err := RunWith(exp, Options{MaxEvents: 200_000, MaxWall: 2 * time.Second})
-		if err != nil {
-			var be *BudgetError
-			var te *TimeRangeError
-			if !errors.As(err, &be) && !errors.As(err, &te) {
-				t.Fatalf("%s: unexpected error %v", exp.Name(), err)
-			}
-			return
-		}
-		if r.TTFT <= 0 || r.E2E < r.TTFT || r.TPOT < 0 || r.E2E > MaxTime ||
-			!(r.Throughput > 0) || math.IsInf(r.Throughput, 0) {
-			t.Fatalf("%s: insane result: TTFT %v, TPOT %v, E2E %v, throughput %v", exp.Name(), r.TTFT, r.TPOT, r.E2E, r.Throughput)
-		}
-		for _, rt := range r.Routes {
-			if rt.Requested != rt.Delivered {
-				t.Fatalf("%s: route %s requested %v, delivered %v", exp.Name(), rt.Route, rt.Requested, rt.Delivered)
-			}
-		}
+		fuzzRun(t, exp)
 	})
 }

@@ -8,6 +8,8 @@ import (
 	"os"
 
 	"github.com/parquet-go/parquet-go"
+
+	"github.com/dashlab/dashlab/internal/safeio"
 )
 
 // parquetColumnsKey is the file metadata key holding the column order (a
@@ -109,8 +111,19 @@ func (pw *parquetWriter) Close() error {
 	return pw.w.Close()
 }
 
-// readParquet reads a sweep Parquet file, handing each row to fn.
-func readParquet(path string, fn func(Row) error) (Header, error) {
+// readParquet reads a sweep Parquet file, handing each row to fn. A file
+// the Parquet library cannot take apart (a damaged footer or page it
+// panics on) is an error, not a crash.
+func readParquet(path string, fn func(Row) error) (h Header, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			h, err = Header{}, fmt.Errorf("%s: not a readable Parquet file (%v)", path, safeio.Clip(fmt.Sprint(r)))
+		}
+	}()
+	return readParquetFile(path, fn)
+}
+
+func readParquetFile(path string, fn func(Row) error) (Header, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return Header{}, err

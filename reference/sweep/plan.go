@@ -66,7 +66,7 @@ type dim struct {
 func Compile(s Spec) (*Plan, error) { return CompileProgress(s, nil) }
 
 // CompileProgress is Compile reporting its validation of the points, which
-// takes about 7 µs of CPU per point (seconds for the largest sweeps):
+// takes about 2.6 µs of CPU per point (seconds for the largest sweeps):
 // progress, when set, is called now and then with the points validated
 // and their number.
 func CompileProgress(s Spec, progress func(done, total int)) (*Plan, error) {

@@ -62,7 +62,7 @@ func derivedNote(m *gpu.Model) string {
 
 func gpuPredict(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	fs := newFlags("gpu predict", fmt.Sprintf("gpu predict --profile NAME_OR_DIR --kind gemm|grouped|attn|misc [--gpu ID] [--detail] < shapes.csv  (sizes 1 to %d, at most %d MiB)", gpu.MaxProfileDim, gpu.MaxShapeBytes>>20), stderr)
-	profile := fs.String("profile", reference.DefaultProfile, "shipped profile name ("+strings.Join(reference.ProfileNames(), ", ")+") or a directory with the same CSV files")
+	profile := fs.String("profile", reference.DefaultProfile, "shipped profile name ("+strings.Join(reference.ProfileNames(), ", ")+") or a directory with the same CSV files (each at most 1 MiB; sizes 1 to 16Mi, latencies 0.01 us to 1e9 us)")
 	kind := fs.String("kind", "", "operator file kind: gemm, grouped, attn or misc (the input has that file's header)")
 	gpuID := fs.String("gpu", "", "target GPU id (h200-sxm, h100-pcie); default: the profile's own GPU")
 	detail := fs.Bool("detail", false, "also write compute_us, overhead_us and extrapolated")
@@ -139,7 +139,7 @@ func gpuPredict(args []string, stdin io.Reader, stdout, stderr io.Writer) error 
 
 func gpuValidate(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("gpu validate", "gpu validate --profile NAME_OR_DIR [--format table|json|csv]", stderr)
-	profile := fs.String("profile", reference.DefaultProfile, "shipped profile name ("+strings.Join(reference.ProfileNames(), ", ")+") or a directory with the same CSV files")
+	profile := fs.String("profile", reference.DefaultProfile, "shipped profile name ("+strings.Join(reference.ProfileNames(), ", ")+") or a directory with the same CSV files (each at most 1 MiB; sizes 1 to 16Mi, latencies 0.01 us to 1e9 us)")
 	format := fs.String("format", "table", "output format: table, json or csv (one row per validation set and kind)")
 	if err := parse(fs, args); err != nil {
 		return err

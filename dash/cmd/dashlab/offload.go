@@ -70,11 +70,11 @@ type amdahlFitJSON struct {
 
 func runOffload(args []string, _ io.Reader, stdout, stderr io.Writer) error {
 	fs := newFlags("offload", "offload [--batches 1,4,16,64] [--cores 32] [--prompt 1024] [--output 128] [--host-dir DIR] [--reading paper|physical] [--format table|json|csv [--table evaluations|core_curve|core_fits]]", stderr)
-	batches := fs.String("batches", "1,4,16,64", "comma-separated batch sizes (each must have been measured on the host)")
-	cores := fs.Int("cores", reproduce.Fig10Cores, "host core cap for CPU compute and the Hybrid (core counts not measured come from the core-scaling model)")
-	prompt := fs.Int("prompt", 1024, "prompt tokens L_in")
+	batches := fs.String("batches", "1,4,16,64", "comma-separated batch sizes (each must have been measured on the host; at most 1000)")
+	cores := fs.Int("cores", reproduce.Fig10Cores, "host core cap for CPU compute and the Hybrid, 1 to 4096 (core counts not measured come from the core-scaling model)")
+	prompt := fs.Int("prompt", 1024, "prompt tokens L_in (prompt + output within the model's max_context)")
 	output := fs.Int("output", 128, "output tokens L_out")
-	hostDir := fs.String("host-dir", "", "directory with cpu_expert.csv and h2d.csv measured on your host (default: the shipped "+reference.HostOffloadProfile+")")
+	hostDir := fs.String("host-dir", "", "directory with cpu_expert.csv and h2d.csv measured on your host (each at most 1 MiB; times 0.1 us to 1e10 us, copies 1 B to 1 TB at most 2 TB/s; default: the shipped "+reference.HostOffloadProfile+")")
 	readingName := fs.String("reading", "paper", "reading of t_R for the engine's DASH run: paper or physical")
 	format := fs.String("format", "table", "output format: table, json or csv (one table, see --table)")
 	tables := addTableFlag(fs, "evaluations", "core_curve", "core_fits")

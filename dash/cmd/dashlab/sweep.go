@@ -78,6 +78,15 @@ func runSweep(args []string, _ io.Reader, stdout, stderr io.Writer) error {
 	if !*quiet {
 		opts.Progress, finish = sweepProgress(stderr, plan.Name())
 	}
+	if afterRow != nil { // the restart test's pacing (see TestMain)
+		progress := opts.Progress
+		opts.Progress = func(done, total int) {
+			if progress != nil {
+				progress(done, total)
+			}
+			afterRow()
+		}
+	}
 	start := time.Now()
 	sum, err := sweep.RunFile(ctx, plan, *out, opts)
 	elapsed := time.Since(start)
@@ -101,6 +110,11 @@ func runSweep(args []string, _ io.Reader, stdout, stderr io.Writer) error {
 		plan.Name(), what, *out, sum.Existing, sum.Ran, sum.DoesNotFit, sum.Failed, elapsed.Round(time.Millisecond), rate)
 	return nil
 }
+
+// afterRow, when set, is called after each row a sweep writes: the tests
+// set it to pace a sweep so that a signal lands mid-run whatever the
+// machine's speed. Nil in dashlab itself.
+var afterRow func()
 
 func runSweepMerge(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("sweep merge", "sweep merge OUT PARTS...  (joins shard files; every point must be present exactly once)", stderr)

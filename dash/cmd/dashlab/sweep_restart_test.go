@@ -14,9 +14,14 @@ import (
 )
 
 // TestMain lets the tests run this binary as dashlab itself
-// (DASHLAB_TEST_AS_MAIN=1): a real process to signal.
+// (DASHLAB_TEST_AS_MAIN=1): a real process to signal, its sweeps paced by
+// DASHLAB_TEST_ROW_PAUSE (a pause after each row written), so that a
+// signal lands mid-run however fast the points run.
 func TestMain(m *testing.M) {
 	if os.Getenv("DASHLAB_TEST_AS_MAIN") == "1" {
+		if d, err := time.ParseDuration(os.Getenv("DASHLAB_TEST_ROW_PAUSE")); err == nil {
+			afterRow = func() { time.Sleep(d) }
+		}
 		os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 	}
 	os.Exit(m.Run())
@@ -26,7 +31,7 @@ const restartSpec = `name: restart
 base: {model: qwen3-30b-a3b, system: dash, workload: {batch: 1, prompt: 64, output: 16}}
 axes:
   - {path: system, values: [dash, relay-only]}
-  - {path: overrides.hbf.t_read, range: {from: 1us, to: 400us, step: 1us}}
+  - {path: overrides.hbf.t_read, range: {from: 1us, to: 100us, step: 1us}}
 `
 
 // TestSweepRestartAfterSignals is the sweep-restart guarantee: a sweep
@@ -35,16 +40,20 @@ axes:
 // CSV, JSONL and Parquet.
 func TestSweepRestartAfterSignals(t *testing.T) {
 	if testing.Short() {
-		t.Skip("runs 12 sweeps of 800 points in processes of their own")
+		t.Skip("runs 12 sweeps of 200 points in processes of their own")
 	}
 	dir := t.TempDir()
 	spec := filepath.Join(dir, "restart.yaml")
 	if err := os.WriteFile(spec, []byte(restartSpec), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	dashlabProc := func(out string) *exec.Cmd {
+	// paced runs: 200 rows of at least 10 ms each, synced every half second
+	dashlabProc := func(out string, paced bool) *exec.Cmd {
 		cmd := exec.Command(os.Args[0], "sweep", "--spec", spec, "--out", out, "--workers", "1", "--quiet")
 		cmd.Env = append(os.Environ(), "DASHLAB_TEST_AS_MAIN=1")
+		if paced {
+			cmd.Env = append(cmd.Env, "DASHLAB_TEST_ROW_PAUSE=10ms")
+		}
 		return cmd
 	}
 	lines := func(path string) int {
@@ -53,7 +62,7 @@ func TestSweepRestartAfterSignals(t *testing.T) {
 	}
 	for _, ext := range []string{".csv", ".jsonl", ".parquet"} {
 		whole := filepath.Join(dir, "whole"+ext)
-		if out, err := dashlabProc(whole).CombinedOutput(); err != nil {
+		if out, err := dashlabProc(whole, false).CombinedOutput(); err != nil {
 			t.Fatalf("%s: %v: %s", ext, err, out)
 		}
 		want, _ := os.ReadFile(whole)
@@ -63,7 +72,7 @@ func TestSweepRestartAfterSignals(t *testing.T) {
 			if ext == ".parquet" {
 				journal = sweep.JournalPath(out)
 			}
-			cmd := dashlabProc(out)
+			cmd := dashlabProc(out, true)
 			var stderr bytes.Buffer
 			cmd.Stderr = &stderr
 			if err := cmd.Start(); err != nil {
@@ -84,7 +93,7 @@ func TestSweepRestartAfterSignals(t *testing.T) {
 			if sig != syscall.SIGKILL && !strings.Contains(stderr.String(), "interrupted") {
 				t.Errorf("%s %v: stderr %q", ext, sig, stderr.String())
 			}
-			if res, err := dashlabProc(out).CombinedOutput(); err != nil {
+			if res, err := dashlabProc(out, false).CombinedOutput(); err != nil {
 				t.Fatalf("%s %v: resume: %v: %s", ext, sig, err, res)
 			}
 			got, _ := os.ReadFile(out)
