@@ -311,6 +311,9 @@ func KnobsUnder(prefix string) []Knob {
 type table struct {
 	rows   []Knob
 	byPath map[string]int
+	// fields lists, by the first key of the path with its dot ("hbf."), the
+	// rows that are one field, for Validate.
+	fields map[string][]int
 }
 
 // suggest names the knobs nearest to an unknown path: one a typo or two
@@ -373,8 +376,13 @@ var knobTable = sync.OnceValue(func() *table {
 		}
 		t.rows = slices.Insert(t.rows, i+1, v.knob)
 	}
+	t.fields = map[string][]int{}
 	for i, k := range t.rows {
 		t.byPath[k.Path] = i
+		if k.view == nil {
+			first, _, _ := strings.Cut(k.Path, ".")
+			t.fields[first+"."] = append(t.fields[first+"."], i)
+		}
 	}
 	return t
 })
@@ -440,19 +448,25 @@ func parseKnobTag(path, tag string, typ reflect.Type) (Knob, error) {
 	return k, nil
 }
 
-// checkKnobs range-checks the knobs of one domain whose path starts with
-// prefix, in table order, for Validate.
+// checkKnobs range-checks the field knobs whose path starts with prefix
+// ("hbf.", "hbm.capacity"), in table order, for Validate.
 func checkKnobs(t KnobTarget, prefix string) []error {
+	tb := knobTable()
+	first, _, _ := strings.Cut(prefix, ".")
 	var errs []error
-	for _, k := range knobTable().rows {
-		if k.view != nil || !strings.HasPrefix(k.Path, prefix) {
+	var s reflect.Value
+	for _, i := range tb.fields[first+"."] {
+		k := &tb.rows[i]
+		if !strings.HasPrefix(k.Path, prefix) {
 			continue
 		}
-		v, err := k.value(t)
-		if err != nil {
-			continue
+		if !s.IsValid() {
+			var err error
+			if s, err = k.structOf(t); err != nil {
+				return nil
+			}
 		}
-		if err := k.rng.check(k.Path, v); err != nil {
+		if err := k.rng.check(k.Path, s.FieldByIndex(k.index)); err != nil {
 			errs = append(errs, err)
 		}
 	}
