@@ -33,6 +33,41 @@
 // and Yuan 2009), so that on an idle fabric each takes its formula's time
 // and messages that share a port queue on it.
 //
+// # Serving, disaggregation and the comparison
+//
+// An Instance is package serve's Engine: Serve runs serve's iteration-level
+// scheduler on each instance (B_max and the token budget per attention
+// group), the instances behind a router that deals requests at arrival
+// (round-robin or least work dealt), simulated side by side.
+// ServeDisaggregated runs a prefill pool, moves each request's KV over the
+// NICs (transfers queue on shared NICs), and decodes the prefilled requests
+// on a decode pool. Compare bisects each contender's load for the highest
+// rate whose P90 TPOT meets a target and derives tokens/s per GPU and per
+// unit of an illustrative GPU price (PriceRatio maps §VI-G's stack costs to
+// one), energy per token at board power, KV capacity, the GPUs each target
+// throughput needs, and the break-even price.
+//
+// # What is left out
+//
+//   - Collectives never overlap GPU work (no two-batch overlap), and the
+//     memory system does not prefetch during them.
+//   - The dispatch moves every token-expert pair in BF16 (no per-GPU
+//     deduplication, no FP8 dispatch).
+//   - A stage's straggler is the heaviest attention group (by tokens, then
+//     context) with each MoE layer's most loaded GPU; loads are the routing
+//     distribution's expectation, not sampled per step.
+//   - Instances do not share ports, and a decode pool's collectives are not
+//     on the fabric its incoming KV crosses; a request's attention group is
+//     chosen per iteration (no stickiness), and the KV that arrives at a
+//     decode instance is not programmed into its HBF.
+//   - A shard's router is sized to its local experts; middle pipeline
+//     stages hold a one-row embedding, the last stage an embedding it does
+//     not use.
+//   - Energy is board power (TDP) for every GPU-second plus the ports' energy
+//     (zero in the shipped clusters: no per-bit figure is published for
+//     NVLink 4 or ConnectX-7); the memory systems' own energy (dash/energy)
+//     is not added.
+//
 // # Checks
 //
 // One GPU of a cluster is today's single-GPU simulation to the nanosecond;
