@@ -14,7 +14,9 @@ import (
 // cluster (Data is ignored: capacity is bought in whole instances) and the
 // price of one of its GPUs relative to the reference GPU.
 type Contender struct {
-	// Label names the contender in tables ("DASH, 1 GPU").
+	// ID is a short key ("dash-h100-pcie"); Label names the contender in
+	// tables ("DASH, 1 GPU").
+	ID    string `json:"id"`
 	Label string `json:"label"`
 	// Experiment is one instance.
 	Experiment Experiment `json:"-"`
@@ -50,7 +52,8 @@ type CompareConfig struct {
 
 // Capacity is what one instance of a contender serves within the target.
 type Capacity struct {
-	// Label and Price are the contender's; GPUs one instance's GPUs.
+	// ID, Label and Price are the contender's; GPUs one instance's GPUs.
+	ID    string  `json:"id"`
 	Label string  `json:"label"`
 	Price float64 `json:"price"`
 	GPUs  int     `json:"gpus"`
@@ -189,7 +192,7 @@ func capacityOf(ctx context.Context, cfg CompareConfig, c Contender, steps int, 
 	e := c.Experiment
 	e.parallel.Data = 1
 	kv := e.KVOf()
-	capy := Capacity{Label: c.Label, Price: c.Price, GPUs: e.parallel.InstanceGPUs(), KVTokens: kv.Tokens}
+	capy := Capacity{ID: c.ID, Label: c.Label, Price: c.Price, GPUs: e.parallel.InstanceGPUs(), KVTokens: kv.Tokens}
 	// A window must outlast the instance's batch, or it measures a burst
 	// the instance absorbs, not a rate it sustains: at least B_max
 	// requests of warm-up and 2 x B_max measured.

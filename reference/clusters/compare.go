@@ -84,8 +84,12 @@ func (s SchedulerFile) Scheduler() (serve.Scheduler, error) {
 	return p, p.Validate()
 }
 
-// ContenderFile is one contender of a comparison file.
+// ContenderFile is one contender of a comparison file. ID keys its
+// reproduce ids (cluster.<comparison>.<metric>.<id>); Report puts it in the
+// reproduction's report (the others run with 'dashlab cluster compare').
 type ContenderFile struct {
+	ID         string  `yaml:"id"`
+	Report     bool    `yaml:"report,omitempty"`
 	Label      string  `yaml:"label"`
 	Price      float64 `yaml:"price"`
 	Experiment File    `yaml:"experiment"`
@@ -215,6 +219,19 @@ func ComparisonIDs() []string {
 	return ids
 }
 
+// ForReport is the file with only the contenders marked report (the
+// first is the reference).
+func (f CompareFile) ForReport() CompareFile {
+	c := f
+	c.Contenders = nil
+	for _, x := range f.Contenders {
+		if x.Report {
+			c.Contenders = append(c.Contenders, x)
+		}
+	}
+	return c
+}
+
 // Config builds every contender and returns the comparison's
 // configuration. Each contender's experiment takes the file's model when
 // it names none.
@@ -242,7 +259,7 @@ func (f CompareFile) Config() (cluster.CompareConfig, error) {
 		if price == 0 {
 			price = 1
 		}
-		cfg.Contenders = append(cfg.Contenders, cluster.Contender{Label: c.Label, Experiment: e, Price: price})
+		cfg.Contenders = append(cfg.Contenders, cluster.Contender{ID: c.ID, Label: c.Label, Experiment: e, Price: price})
 	}
 	return cfg, nil
 }

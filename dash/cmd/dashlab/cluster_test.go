@@ -39,7 +39,7 @@ func TestClusterFileAndServe(t *testing.T) {
 	if code == 0 || !strings.Contains(errs, `unknown field "paralel"`) {
 		t.Errorf("misspelled key: exit %d: %s", code, errs)
 	}
-	code, out, errs = dashlab("cluster", "serve", "--model", "qwen3-30b-a3b", "--memory", "dash", "--disagg", "--prefill-memory", "relay-only",
+	code, out, errs = dashlab("cluster", "serve", "--model", "qwen3-30b-a3b", "--memory", "dash", "--disagg", "--prefill-memory", "h200",
 		"--rate", "1", "--requests", "12", "--warmup", "2", "--prompt-tokens", "512", "--output-tokens", "8", "--max-batch", "8", "--token-budget", "1024")
 	if code != 0 || !strings.Contains(out, "KV moved") {
 		t.Fatalf("disagg: exit %d: %s %s", code, out, errs)
