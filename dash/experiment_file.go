@@ -25,7 +25,8 @@ import (
 //	  hbf: {t_read: 3us}
 //	workload: {batch: 4, prompt: 1024, output: 128}
 type ExperimentFile struct {
-	// Name labels the experiment.
+	// Name labels the experiment (one line of at most MaxExperimentName
+	// bytes).
 	Name string `yaml:"name"`
 	// Model is a catalogue model id; ModelFile a model YAML file (relative
 	// paths are relative to the experiment file). Exactly one is set.
@@ -48,6 +49,9 @@ type ExperimentFile struct {
 	Execution ExecutionSpec `yaml:"execution"`
 }
 
+// MaxExperimentName bounds an experiment's name (it labels every result).
+const MaxExperimentName = 256
+
 // DecodeExperimentFile decodes an experiment file strictly: an unknown key
 // anywhere, including under overrides, is an error naming it.
 func DecodeExperimentFile(r io.Reader, source string) (ExperimentFile, error) {
@@ -61,6 +65,9 @@ func DecodeExperimentFile(r io.Reader, source string) (ExperimentFile, error) {
 		errs = append(errs, fmt.Errorf("%s: model: set a catalogue id (model) or a file (model_file)", source))
 	case f.Model != "" && f.ModelFile != "":
 		errs = append(errs, fmt.Errorf("%s: model = %s and model_file = %s: set only one", source, safeio.Quote(f.Model), safeio.Quote(f.ModelFile)))
+	}
+	if len(f.Name) > MaxExperimentName || strings.ContainsAny(f.Name, "\n\r") {
+		errs = append(errs, fmt.Errorf("%s: name = %s: want one line of at most %d bytes", source, safeio.Quote(f.Name), MaxExperimentName))
 	}
 	if f.Overrides.Kind != 0 && f.Overrides.Kind != yaml.MappingNode {
 		errs = append(errs, fmt.Errorf("%s: overrides (line %d): must be a mapping of system fields", source, f.Overrides.Line))

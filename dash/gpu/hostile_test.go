@@ -75,3 +75,17 @@ func TestReadShapesLimits(t *testing.T) {
 		t.Errorf("an unclosed quote: %v", err)
 	}
 }
+
+// Exit 0 with nonsense: a profile of one measurement reported a
+// leave-one-out error of 0.00%, predicted from nothing; a kind measured
+// once is left out.
+func TestLeaveOneOutNeedsTwoPoints(t *testing.T) {
+	p, err := withCatalogue(LoadProfile(fstest.MapFS{"gemm.csv": {Data: []byte("model,op,M,K,N,median_us\nm,o,1,4096,4096,24\n")}}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	stats, err := p.LeaveOneOut()
+	if err != nil || len(stats) != 0 {
+		t.Errorf("one point: %+v, %v", stats, err)
+	}
+}

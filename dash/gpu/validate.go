@@ -71,7 +71,8 @@ func relErr(pred, meas float64) float64 { return math.Abs(pred-meas) / meas }
 // LeaveOneOut leaves each measured point out in turn, refits its kind's
 // table (roofline and families) on the rest, and predicts the point. It
 // returns the relative error of the median latency per file kind (gemm,
-// grouped, attn, misc).
+// grouped, attn, misc); an operator kind measured once has nothing to be
+// predicted from and is left out.
 func (p *Profile) LeaveOneOut() ([]ErrorStats, error) {
 	v, err := newValidation(p)
 	if err != nil {
@@ -80,6 +81,9 @@ func (p *Profile) LeaveOneOut() ([]ErrorStats, error) {
 	errs := map[string][]float64{}
 	for k := GEMM; k <= Route; k++ {
 		ss := v.samples[k]
+		if len(ss) < 2 {
+			continue // nothing to predict a lone measurement from
+		}
 		rest := make([]sample, 0, len(ss))
 		for i, s := range ss {
 			rest = append(rest[:0], ss[:i]...)

@@ -8,6 +8,8 @@ import (
 	"regexp"
 	"strings"
 	"sync"
+
+	"github.com/dashlab/dashlab/internal/safeio"
 )
 
 // Formats are chosen by a file's extension.
@@ -27,7 +29,7 @@ func formatOf(path string) (string, error) {
 	case FormatCSV, FormatJSONL, FormatParquet:
 		return ext, nil
 	}
-	return "", fmt.Errorf("%s: unknown output format %q: use .csv, .jsonl or .parquet", path, ext)
+	return "", fmt.Errorf("%s: unknown output format %s: use .csv, .jsonl or .parquet", safeio.Clip(path), safeio.Quote(ext))
 }
 
 func lineFormatOf(format string) lineFormat {

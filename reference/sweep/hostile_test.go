@@ -123,6 +123,7 @@ func TestSweepEchoesClipped(t *testing.T) {
 		hostileBase + "axes:\n  - {path: workload.batch, values: [" + long + "]}\n",
 		hostileBase + "axes:\n  - {path: name, values: [" + long + "]}\n",
 		hostileBase + "axes:\n  - {path: workload.batch, values: [1]}\nwhere: [\"" + long + "\"]\n",
+		strings.Replace(hostileBase, "name: h", "name: "+long, 1) + "axes:\n  - {path: workload.batch, values: [1]}\n",
 	} {
 		err := compileErr(t, spec)
 		if err == nil || len(err.Error()) > 600 {

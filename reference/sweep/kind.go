@@ -9,6 +9,8 @@ import (
 	"sync"
 
 	"github.com/dashlab/dashlab/dash"
+
+	"github.com/dashlab/dashlab/internal/safeio"
 )
 
 // Kind is what a point runs. The fixed-batch runner ("fixed") is built in;
@@ -89,7 +91,7 @@ func kindByName(name string) (Kind, error) {
 	k, ok := kinds[name]
 	kindsMu.Unlock()
 	if !ok {
-		return nil, fmt.Errorf("kind %q: unknown (known: %s)", name, strings.Join(KindNames(), ", "))
+		return nil, fmt.Errorf("kind %s: unknown (known: %s)", safeio.Quote(name), strings.Join(KindNames(), ", "))
 	}
 	return k, nil
 }

@@ -84,8 +84,8 @@ func CompileProgress(s Spec, progress func(done, total int)) (*Plan, error) {
 				return nil, fmt.Errorf("%s: line %d: the knobs section is gone: set the knobs of every point under base.overrides by their paths (overrides: {hbf: {page_size: 8 KiB, reading: paper}, link: {usable: 0.8 TB/s}})",
 					src, n.Line)
 			}
-			return nil, fmt.Errorf("%s: line %d: unknown field %q (known: name, kind, base, base_file, axes, zip, where%s)",
-				src, n.Line, key, sectionHint(p.section))
+			return nil, fmt.Errorf("%s: line %d: unknown field %s (known: name, kind, base, base_file, axes, zip, where%s)",
+				src, n.Line, safeio.Quote(key), sectionHint(p.section))
 		}
 	}
 	if ptype != nil {
@@ -174,6 +174,10 @@ func (p *Plan) compileAxes(s Spec) error {
 			errs = append(errs, fmt.Errorf("axis %d: path: missing", i+1))
 			continue
 		}
+		if len(a.Path) > maxLabel {
+			errs = append(errs, fmt.Errorf("%s: the path is longer than %d bytes", name, maxLabel))
+			continue
+		}
 		if len(a.Values) > maxAxisValues {
 			errs = append(errs, fmt.Errorf("%s: %d values; at most %d", name, len(a.Values), maxAxisValues))
 			continue
@@ -255,7 +259,7 @@ func (p *Plan) compileZip(groups [][]string, byPath map[string]int) error {
 		for _, path := range paths {
 			i, ok := byPath[path]
 			if !ok {
-				return fmt.Errorf("zip group %d: %q is not an axis", g+1, path)
+				return fmt.Errorf("zip group %d: %s is not an axis", g+1, safeio.Quote(path))
 			}
 			if prev, dup := inGroup[i]; dup {
 				return fmt.Errorf("zip group %d: axis %q is already in zip group %d", g+1, path, prev+1)

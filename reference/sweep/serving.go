@@ -158,6 +158,8 @@ func (servingKind) Validate(p Point) error {
 	}
 	if err := sched.Validate(); err != nil {
 		errs = append(errs, fmt.Errorf("serving: %w", err))
+	} else if sched.TokenBudget >= dash.MaxTokens {
+		errs = append(errs, fmt.Errorf("serving.token_budget = %d: must be below %d (the HBM workspace is sized for one pass of that many prompt tokens and an output token)", sched.TokenBudget, dash.MaxTokens))
 	}
 	// lengths are checked by drawing one request
 	if _, err := serve.Poisson(1, 1, prompt, output, 1); err != nil && s.Load > 0 {

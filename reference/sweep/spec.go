@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"strings"
 
 	"github.com/dashlab/dashlab/dash"
 	"github.com/dashlab/dashlab/internal/safeio"
@@ -14,7 +15,7 @@ import (
 
 // Spec is the YAML form of a sweep (see the package documentation).
 type Spec struct {
-	// Name labels the sweep.
+	// Name labels the sweep (one line of at most 256 bytes).
 	Name string `yaml:"name"`
 	// Kind is the point kind: "fixed" (a fixed-batch run, the default) or
 	// another registered kind (see [RegisterKind]).
@@ -83,8 +84,14 @@ func DecodeSpec(r io.Reader, source, dir string) (Spec, error) {
 	if s.Name == "" {
 		s.Name = filepath.Base(source)
 	}
+	if len(s.Name) > maxName || strings.ContainsAny(s.Name, "\n\r") {
+		return Spec{}, fmt.Errorf("%s: name = %s: want one line of at most %d bytes", source, safeio.Quote(s.Name), maxName)
+	}
 	return s, nil
 }
+
+// maxName bounds a sweep's name (it labels every error and progress line).
+const maxName = 256
 
 // Compile validates the spec and every point of it (see [Compile]).
 func (s Spec) Compile() (*Plan, error) { return Compile(s) }

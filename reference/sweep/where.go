@@ -40,7 +40,7 @@ func (p *Plan) compileWhere(where []string) error {
 			}
 		}
 		if ai < 0 {
-			return fmt.Errorf("where %d: %q: %s is not an axis (conditions compare axis values)", i+1, text, m[1])
+			return fmt.Errorf("where %d: %q: %s is not an axis (conditions compare axis values)", i+1, text, safeio.Clip(m[1]))
 		}
 		a := &p.axes[ai]
 		v, err := parseValue(m[3], a.field.typ)

@@ -72,7 +72,7 @@ func runServe(args []string, _ io.Reader, stdout, stderr io.Writer) error {
 	output := fs.String("output", "128", fmt.Sprintf("output tokens: N or MIN..MAX (uniform); at most %d output tokens over all requests and seeds", serve.MaxGeneratedTokens))
 	mode := fs.String("mode", "mixed", "schedule: mixed or serial")
 	maxBatch := fs.Int("max-batch", 32, "B_max: most active requests (1 to 65536)")
-	budget := fs.Int("budget", 8192, "token budget per iteration (above --max-batch, at most 16Mi)")
+	budget := fs.Int("budget", 8192, "token budget per iteration (above --max-batch, below 16Mi)")
 	chunk := fs.Int("chunk", 512, "prefill chunk tokens (1 to --budget)")
 	quantum := fs.Int("approx-kv-quantum", 0, fmt.Sprintf("optional approximation: round decode contexts to this many tokens (0: exact; at most %d)", serve.MaxTokens))
 	format := fs.String("format", "table", "output format: table, json or csv")
@@ -136,6 +136,9 @@ func runServe(args []string, _ io.Reader, stdout, stderr io.Writer) error {
 			return fmt.Errorf("%w: --seeds %d x --requests %d x --output %s: up to %.4g output tokens, more than the %d a serve run may generate (every inter-token gap is kept)",
 				errUsage, *seeds, *requests, *output, g, serve.MaxGeneratedTokens)
 		}
+	}
+	if *budget >= dash.MaxTokens {
+		return fmt.Errorf("%w: --budget %d: want at most %d (the HBM workspace is sized for one pass of --budget prompt tokens and an output token)", errUsage, *budget, dash.MaxTokens-1)
 	}
 	sched := serve.Scheduler{MaxBatch: *maxBatch, TokenBudget: *budget, Chunk: *chunk, Mode: m}
 	if err := sched.Validate(); err != nil {

@@ -30,6 +30,7 @@ func TestServeHostileInputs(t *testing.T) {
 	}{
 		// hangs: arrivals beyond the simulated clock's range
 		{[]string{"--rate", "1e-9"}, 2, "--rate 1e-09: want 2.3e-06 to 1e+06 requests/s"},
+		{[]string{"--load", "1e-9", "--requests", "1000", "--warmup", "10", "--prompt", "64", "--output", "2"}, 2, "--load 1e-09 of relay-only's"},
 		// nonsense: every arrival on one nanosecond
 		{[]string{"--rate", "1e300"}, 2, "--rate 1e+300: want"},
 		{[]string{"--trace", trace("equal.csv", header+"0,10,2\n0,10,2\n0,10,2\n"), "--warmup", "0"}, 1, "equal.csv: the 3 measured requests all arrive at 0 s: the offered rate is undefined"},
@@ -52,6 +53,7 @@ func TestServeHostileInputs(t *testing.T) {
 		{[]string{"--load", "0"}, 2, "--load 0: want a positive fraction"},
 		{[]string{"--load", "1e9"}, 2, "--load 1e+09"},
 		{[]string{"--rate", "1", "--approx-kv-quantum", "-4"}, 2, "approx.kv_quantum_tokens = -4"},
+		{[]string{"--rate", "1", "--max-batch", "65536", "--budget", "16777216"}, 2, "--budget 16777216: want at most 16777215"},
 	} {
 		code, _, errs := dashlab(append(small, tc.args...)...)
 		if code != tc.code || !strings.Contains(errs, tc.want) {
