@@ -28,11 +28,13 @@ type Spec struct {
 	// Params is the base of the kind's own section (for example the serving
 	// load), when the kind has one; its key is the kind's section name.
 	Params map[string]yaml.Node `yaml:",inline"`
-	// Axes are the swept paths, in order (the first varies slowest).
+	// Axes are the swept paths, in order (the first varies slowest): 1 to
+	// 64, giving at most 1,000,000 points (Bounds).
 	Axes []AxisSpec `yaml:"axes"`
 	// Zip groups axes (by path) that advance together.
 	Zip [][]string `yaml:"zip"`
-	// Where keeps only the points meeting every condition ("PATH OP VALUE").
+	// Where keeps only the points meeting every condition ("PATH OP VALUE";
+	// at most 64); the values it drops are neither resolved nor validated.
 	Where []string `yaml:"where"`
 
 	// dir resolves relative paths (the spec file's folder).
@@ -43,9 +45,12 @@ type Spec struct {
 type AxisSpec struct {
 	// Path names the swept field ("overrides.hbf.t_read", "workload.batch").
 	Path string `yaml:"path"`
-	// Values lists the values, in the field's YAML form ("3us", 4, "dash").
+	// Values lists the values, in the field's YAML form ("3us", 4, "dash"):
+	// at most 1,000,000, each written in at most 1 KiB; an integer field
+	// takes integers only.
 	Values []yaml.Node `yaml:"values"`
-	// Range gives the values as a range instead.
+	// Range gives the values as a range instead (at most 1,000,000 values;
+	// on an integer field every value must be whole).
 	Range *RangeSpec `yaml:"range"`
 }
 
@@ -60,7 +65,7 @@ type RangeSpec struct {
 	Step yaml.Node `yaml:"step"`
 	// Factor is the geometric ratio (> 1 when to > from).
 	Factor float64 `yaml:"factor"`
-	// Count is the number of evenly spaced points (>= 2).
+	// Count is the number of evenly spaced points (2 to 1,000,000).
 	Count int `yaml:"count"`
 }
 
