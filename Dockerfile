@@ -1,5 +1,5 @@
-# dashlab: the simulator's module, Go, Jupyter Notebook (Debian's packages) and the GoNB
-# kernel, serving the notebooks as an unprivileged user, token required.
+# dashlab: the simulator's module, Go, JupyterLab 4 and Notebook 7 (pinned from PyPI, in a
+# venv) and the GoNB kernel, serving the notebooks as an unprivileged user, token required.
 #
 #   docker build -t dashlab .
 #   docker run --rm -p 127.0.0.1:8888:8888 -e JUPYTER_TOKEN=some-secret dashlab
@@ -12,7 +12,7 @@
 #
 # Two stages. `tools` builds goimports, gopls and GoNB (their module and build caches,
 # hundreds of MB, stay behind) and trims a copy of Go. The image starts from Debian slim
-# and gets Debian's Jupyter, those binaries, Go, the repository and a build cache warmed
+# and gets the Jupyter venv, those binaries, Go, the repository and a build cache warmed
 # with exactly what a notebook compiles. All install logic is in docker/setup.sh; this
 # file only orders it into cacheable layers.
 
@@ -30,14 +30,23 @@ RUN cp -a "$(go env GOROOT)" /out/go \
 # ---- stage 2: the image
 FROM debian:bookworm-slim
 
-# 1. Debian's Jupyter, and the CA certificates Go's module downloads need (slim has none).
-#    Chromium only serves the browser check inside the image (docker/ci-notebooks.sh): off
-#    by default.
+# 1. Debian's python3 (for the venv), and the CA certificates Go's module downloads need
+#    (slim has none). Chromium only serves the browser check inside the image
+#    (docker/ci-notebooks.sh): off by default.
 ARG DASHLAB_CHROMIUM=0
 COPY docker/setup.sh docker/versions.sh /tmp/dashlab-setup/docker/
 RUN DASHLAB_CHROMIUM=${DASHLAB_CHROMIUM} DASHLAB_EXTRA_DEBS=ca-certificates \
     /tmp/dashlab-setup/docker/setup.sh --debs \
  && apt-get clean && rm -rf /var/lib/apt/lists/* /tmp/dashlab-setup
+
+# 1b. Jupyter from PyPI, every package pinned (docker/requirements-jupyter.txt), in a venv:
+#    JupyterLab 4, Notebook 7, nbconvert 7, papermill with the Go translator.
+COPY docker/setup.sh docker/versions.sh docker/requirements-jupyter.txt docker/requirements-check.txt /tmp/dashlab-setup/docker/
+COPY docker/gonb-papermill /tmp/dashlab-setup/docker/gonb-papermill
+RUN DASHLAB_CHROMIUM=${DASHLAB_CHROMIUM} DASHLAB_VENV=/opt/dashlab/jupyter \
+    /tmp/dashlab-setup/docker/setup.sh --jupyter \
+ && find /opt/dashlab/jupyter -name __pycache__ -prune -exec rm -rf {} + \
+ && rm -rf /tmp/dashlab-setup /root/.cache/pip
 
 # 2. The notebook user (the Jupyter images' convention: jovyan, uid 1000, group users).
 #    Its home is group-writable (umask 002 below), so that `--user UID:GID --group-add users`
@@ -59,7 +68,9 @@ ENV HOME=/home/${NB_USER} \
     GOTOOLCHAIN=local \
     GOFLAGS="-buildvcs=false -modcacherw" \
     DASHLAB_GOBIN=/usr/local/bin \
-    PATH=/home/${NB_USER}/go/bin:/usr/local/go/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
+    DASHLAB_VENV=/opt/dashlab/jupyter \
+    DASHLAB_IN_CONTAINER=1 \
+    PATH=/home/${NB_USER}/go/bin:/usr/local/go/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin:/opt/dashlab/jupyter/bin \
     PYDEVD_DISABLE_FILE_VALIDATION=1 \
     JUPYTER_PORT=8888
 USER ${NB_UID}:${NB_GID}

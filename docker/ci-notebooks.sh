@@ -5,11 +5,22 @@
 #
 #  1. docker/setup.sh           (installs what is missing; a few seconds when all is there)
 #  2. chartcheck -selftest      (the browser check passes a good page and fails blank ones)
+#     and the papermill translator's unit tests (docker/gonb-papermill)
 #  3. docker/run-notebooks.sh   (executes every notebooks/*.ipynb, exports report/notebooks/*.html,
-#                                fails on a cell error or a page of 3 MB or more)
+#                                keeps the executed notebooks, fails on a cell error or a page
+#                                of 3 MB or more)
 #  3b. a parameterised run: 01-capacity exported as a what-if report without code
 #      (run-notebooks.sh -r/-p --no-code): the values are set and said, the code left out; a
 #      name the parameters cell does not declare fails
+#  3c. the shared-notebook checks of docker/nbcheck.py, in headless Chromium:
+#      (a) every executed notebook reopened untrusted in JupyterLab 4 and Notebook 7 shows
+#          every chart; (b) every exported page with JavaScript disabled shows every chart,
+#          and a page without its static images must fail (negative control); (c) every
+#          notebook rendered with its scripts stripped shows every chart; (d) nbconvert's
+#          webpdf export (Debian's chromium) of every notebook shows every chart; (e) Run
+#          All in JupyterLab on docker/nbcheck-slider.ipynb: the cell after the slider runs
+#          with no interrupt, and the slider redraws the chart with no kernel; (f) papermill
+#          -p on 01-capacity gives the same numbers as the parameters cell edited by hand
 #  4. the HTML report: report/index.html, which .ci/run writes just before
 #     (go run ./dash/cmd/dashlab reproduce --out report/); made here when it is missing
 #  5. chartcheck on report/index.html (every figure: at least REPORT_MIN_CHARTS charts) and on
@@ -46,6 +57,9 @@ summary() {
 
 bin=$(mktemp -d)
 trap 'rm -rf "$bin"' EXIT
+VENV=${DASHLAB_VENV:-/opt/dashlab/jupyter}
+PY=$VENV/bin/python # the Jupyter venv of docker/setup.sh, whichever python is first on PATH
+executed=$bin/executed
 chartcheck=$bin/chartcheck
 
 negative_control() { # the check must fail on a page whose charts cannot draw
@@ -83,6 +97,7 @@ check_pages() {
   pages=("${kept[@]}")
   [ ${#pages[@]} -gt 0 ] || { echo "no exported notebook pages"; return 1; }
   "$chartcheck" -min-charts "$REPORT_MIN_CHARTS" report/index.html || ok=1
+  nbcheck nojs --min-charts "$REPORT_MIN_CHARTS" report/index.html || ok=1 # (b) for the report
   "$chartcheck" "${pages[@]}" || ok=1
   negative_control "${pages[0]}" || ok=1
   return $ok
@@ -91,12 +106,13 @@ check_pages() {
 run_step "setup (docker/setup.sh)" docker/setup.sh
 run_step "build chartcheck" go build -o "$chartcheck" ./docker/chartcheck
 run_step "chartcheck -selftest" "$chartcheck" -selftest
-run_step "execute + export notebooks" docker/run-notebooks.sh
+run_step "papermill translator tests" "$PY" -m unittest discover -s docker/gonb-papermill
+run_step "execute + export notebooks" docker/run-notebooks.sh --executed "$executed"
 param_run() {
   local page=$bin/01-capacity.what-if.html out=$bin/param.out
   docker/run-notebooks.sh --no-code -r inventoryModel=deepseek-v3 -p contextTokens=8192 -o "$page" \
     notebooks/01-capacity.ipynb || return 1
-  grep -q 'Parameters of this run (docker/run-notebooks.sh -p): inventoryModel = &#34;deepseek-v3&#34;; contextTokens = 8192' "$page" ||
+  grep -q 'Parameters of this run (papermill): inventoryModel = \("\|&#34;\|&quot;\)deepseek-v3\("\|&#34;\|&quot;\); contextTokens = 8192' "$page" ||
     { echo "the what-if page does not say which parameters were set"; return 1; }
   if grep -q 'nb.Library()' "$page"; then echo "the --no-code page has code cells"; return 1; fi
   if docker/run-notebooks.sh -p noSuchParameter=1 -o "$bin/x.html" notebooks/01-capacity.ipynb >"$out" 2>&1; then
@@ -107,6 +123,38 @@ param_run() {
 }
 
 run_step "parameterised run (-p, --no-code)" param_run
+nbcheck() { # nbcheck ARGS...: docker/nbcheck.py, GoNB's and Jupyter's logs kept aside (shown on failure)
+  local log=$bin/nbcheck.log
+  if "$PY" docker/nbcheck.py "$@" 2>"$log"; then return 0; fi
+  grep -v -e '^I1' -e 'Debugger warning' -e 'frozen modules' "$log" | tail -n 30
+  return 1
+}
+check_lab() { nbcheck lab "$executed"/*.ipynb; }
+check_nojs() {
+  local nb rc=0 page
+  for nb in "$executed"/*.ipynb; do
+    nbcheck nojs "report/notebooks/$(basename "$nb" .ipynb).html" "$nb" || rc=1
+  done
+  # Negative control: without its static images, a page with JavaScript off shows no chart.
+  page=$bin/no-static.html
+  sed -E 's/<img class="dashlab-static" [^>]*>//g' report/notebooks/01-capacity.html >"$page"
+  if "$PY" docker/nbcheck.py nojs "$page" "$executed/01-capacity.ipynb" >/dev/null 2>&1; then
+    echo "nbcheck nojs passed a page without static images: the check is broken"; return 1
+  fi
+  echo "ok   negative control: 01-capacity's page without its static images fails, as it must"
+  return $rc
+}
+check_stripped() { nbcheck stripped "$executed"/*.ipynb; }
+check_pdf() { nbcheck pdf "$executed"/*.ipynb; }
+check_slider() { nbcheck slider docker/nbcheck-slider.ipynb; }
+check_papermill() { nbcheck papermill notebooks/01-capacity.ipynb contextTokens=8192 inventoryModel=deepseek-v3; }
+
+run_step "(a) JupyterLab 4 + Notebook 7, untrusted" check_lab
+run_step "(b) exported pages, JavaScript off" check_nojs
+run_step "(c) notebooks, scripts stripped" check_stripped
+run_step "(d) webpdf (Debian's chromium)" check_pdf
+run_step "(e) slider cell, then a cell" check_slider
+run_step "(f) papermill = live tweak" check_papermill
 run_step "HTML report (report/index.html)" report
 run_step "browser check of the pages" check_pages
 summary

@@ -47,6 +47,7 @@ GO_BASE=localhost/golang:1.26-bookworm
 SLIM_BASE=localhost/debian:bookworm-slim
 ROOTFS=localhost/dashlab-rootfs:bookworm
 NB_HOME=/home/jovyan/dashlab # the repository in the image (the Dockerfile's DASHLAB_ROOT)
+PY=${DASHLAB_VENV:-/opt/dashlab/jupyter}/bin/python # the host's Jupyter venv (docker/setup.sh)
 PACKAGES=(podman buildah runc mmdebstrap uidmap slirp4netns fuse-overlayfs crun netavark
   aardvark-dns containernetworking-plugins)
 
@@ -333,10 +334,10 @@ check_kernelspecs() {
 # A Go cell run in a gonb kernel through the server's REST and websocket API, as the browser
 # does: the kernel compiles and runs it as the notebook user.
 check_kernel_exec() {
-  /usr/bin/python3 -c 'import tornado' 2>/dev/null ||
-    { echo "/usr/bin/python3 has no tornado: run docker/setup.sh (Debian's Jupyter)"; return 1; }
+  "$PY" -c 'import tornado' 2>/dev/null ||
+    { echo "$PY has no tornado: run docker/setup.sh (the Jupyter venv)"; return 1; }
   local out
-  out=$(/usr/bin/python3 docker/kernel-exec.py "$(url '')" "$token" gonb \
+  out=$("$PY" docker/kernel-exec.py "$(url '')" "$token" gonb \
     $'%%\nfmt.Printf("cell ran: %s, uid %d\\n", runtime.Version(), os.Getuid())' \
     'cell ran: go1\.[0-9.]+, uid [1-9][0-9]*') || { echo "$out"; return 1; }
   echo "$out"
@@ -366,7 +367,7 @@ check_mounted() {
   [ "${#tok}" -ge 32 ] || { echo "no random token in the log"; return 1; }
   code=$(http_code /api/contents)
   [ "$code" = 403 ] || { echo "/api/contents without the token: $code, not 403"; return 1; }
-  /usr/bin/python3 docker/kernel-exec.py "$(url '')" "$tok" gonb \
+  "$PY" docker/kernel-exec.py "$(url '')" "$tok" gonb \
     $'%%\nfmt.Printf("cell ran: uid %d\\n", os.Getuid())' "cell ran: uid $uid"
   code=$(curl -s -o /dev/null -w '%{http_code}' --max-time 10 -X PUT -H "Authorization: token $tok" \
     -d '{"type": "notebook", "format": "json", "content": {"cells": [], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}}' \

@@ -1,8 +1,8 @@
-#!/usr/bin/python3
+#!/usr/bin/env python3
 """docker/kernel-exec.py: runs code in a new kernel of a Jupyter server through its REST and
 websocket API, as a browser would, and prints what the kernel sent back.
 
-    /usr/bin/python3 docker/kernel-exec.py URL TOKEN KERNEL CODE [EXPECT_REGEX]
+    $DASHLAB_VENV/bin/python docker/kernel-exec.py URL TOKEN KERNEL CODE [EXPECT_REGEX]
 
 URL is the server (http://127.0.0.1:8888), TOKEN its token, KERNEL a kernel name (gonb).
 The kernel is started with POST /api/kernels, the code is sent as an execute_request on

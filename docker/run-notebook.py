@@ -1,4 +1,4 @@
-#!/usr/bin/python3
+#!/usr/bin/env python3
 """Executes one notebook headless with the GoNB kernel and exports it as HTML.
 
 docker/run-notebooks.sh calls it once per notebook (see there for the options):
@@ -6,11 +6,15 @@ docker/run-notebooks.sh calls it once per notebook (see there for the options):
   run-notebook.py [--param NAME=GOEXPR]... [--no-code] [--timings FILE] [--executed FILE]
                   --timeout S --html OUT.html NOTEBOOK.ipynb
 
-Parameters follow papermill's convention: the notebook's cell tagged `parameters` holds
-the defaults; the values given are written as Go declarations into a new cell, tagged
-`injected-parameters`, right after it (GoNB keeps the last declaration of a name, so
-the cells below see the new values). A name the parameters cell does not declare is an
-error (a typo would otherwise be ignored). The notebook file is not modified.
+Parameters are papermill's: the notebook's cell tagged `parameters` holds the defaults;
+papermill's parameterize_notebook, with the Go translator of docker/gonb-papermill, writes
+the values given as Go declarations into a new cell, tagged `injected-parameters`, right
+after it (GoNB keeps the last declaration of a name, so the cells below see the new
+values), which prints what was set. --param NAME=GOEXPR is papermill's 'go:GOEXPR' (Go
+source), --raw NAME=TEXT a string. A name the parameters cell does not declare is an error
+(a typo would otherwise be ignored). The notebook file is not modified.
+
+Run with the Jupyter venv's python (docker/setup.sh --jupyter; run-notebooks.sh does).
 
 The cells run in the notebook's folder (GoNB's $GONB_DIR), as under nbconvert. Prints
 one line per code cell with its wall time to --timings (or nothing), with the kernel's
@@ -18,7 +22,6 @@ start (to the first cell) and the HTML export, and exits 1 with the failing cell
 when a cell fails.
 """
 import argparse
-import json
 import os
 import re
 import sys
@@ -28,60 +31,29 @@ import nbformat
 from nbclient import NotebookClient
 from nbclient.exceptions import CellExecutionError, CellTimeoutError, DeadKernelError
 from nbconvert import HTMLExporter
+from papermill.parameterize import parameterize_notebook
+
+from gonb_papermill import declared
 
 IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 
 
-def declared_names(src):
-    """The names a parameters cell declares (var blocks, var lines, `a, b = ...` specs)."""
-    names = set()
-    in_block = False
-    for line in src.splitlines():
-        code = line.split("//", 1)[0].rstrip()
-        s = code.strip()
-        if code.startswith("var ("):
-            in_block = True
-            continue
-        if in_block and code == ")":
-            in_block = False
-            continue
-        if code.startswith("var "):
-            s = s[4:]
-        elif not (in_block and code.startswith("\t") and not code.startswith("\t\t")):
-            continue
-        m = re.match(r"^([A-Za-z_][A-Za-z0-9_]*(\s*,\s*[A-Za-z_][A-Za-z0-9_]*)*)\s*(=|\s[^=]*=|\s)", s)
-        if m:
-            names.update(n.strip() for n in m.group(1).split(","))
-    return names
-
-
-def go_string(s):
-    """s as a Go interpreted string literal."""
-    return json.dumps(s, ensure_ascii=False)
-
-
 def inject(nb, params, path):
-    """Adds the injected-parameters cell after the cell tagged `parameters`."""
+    """Adds the injected-parameters cell after the cell tagged `parameters` (papermill)."""
     idx = [i for i, c in enumerate(nb.cells) if "parameters" in c.get("metadata", {}).get("tags", [])]
     if not idx:
         sys.exit(f"run-notebook: {path} has no cell tagged `parameters`: it takes no parameters")
     if len(idx) > 1:
         sys.exit(f"run-notebook: {path} has {len(idx)} cells tagged `parameters`; one is expected")
-    i = idx[0]
-    known = declared_names(nb.cells[i].source)
+    known = [n for n, _, _, _ in declared(nb.cells[idx[0]].source)]
     unknown = [n for n, _ in params if n not in known]
     if unknown:
         sys.exit(f"run-notebook: {path}: its parameters cell declares no {', '.join(unknown)} "
                  f"(it declares: {', '.join(sorted(known))})")
-    decls = "\n".join(f"\t{n} = {v}" for n, v in params)
-    shown = "; ".join(f"{n} = {v}" for n, v in params)
-    src = (f"// Parameters of this run (docker/run-notebooks.sh -p), replacing the defaults above.\n"
-           f"var (\n{decls}\n)\n\n%%\n"
-           f"nb.Note({go_string('Parameters of this run (docker/run-notebooks.sh -p): ' + shown + '.')})")
-    # Drop a cell injected by an earlier run, as papermill does.
-    nb.cells = [c for c in nb.cells if "injected-parameters" not in c.get("metadata", {}).get("tags", [])]
-    cell = nbformat.v4.new_code_cell(src, metadata={"tags": ["injected-parameters"]})
-    nb.cells.insert(i + 1, cell)
+    for c in nb.cells:  # papermill reads every cell's tags
+        c.setdefault("metadata", {}).setdefault("tags", [])
+    nb.metadata.setdefault("papermill", {})
+    return parameterize_notebook(nb, dict(params), kernel_name="gonb", language="go")
 
 
 def parse_param(s, raw):
@@ -92,10 +64,10 @@ def parse_param(s, raw):
     if not IDENT.match(name):
         sys.exit(f"run-notebook: parameter name {name!r} is not a Go identifier")
     if raw:
-        return name, go_string(value)
+        return name, value
     if not value.strip():
         sys.exit(f"run-notebook: parameter {name} has no value")
-    return name, value.strip()
+    return name, "go:" + value.strip()
 
 
 def main():
@@ -114,7 +86,7 @@ def main():
     nb = nbformat.read(a.notebook, as_version=4)
     params = [parse_param(p, raw) for raw, p in a.params]
     if params:
-        inject(nb, params, a.notebook)
+        nb = inject(nb, params, a.notebook)
 
     times = {}
     starts = {}
@@ -151,7 +123,9 @@ def main():
     if err is not None:
         print(err, file=sys.stderr)
         sys.exit(1)
-    exporter = HTMLExporter()
+    # The lab template without its CDN scripts (docker/nbconvert-templates/dashlab).
+    exporter = HTMLExporter(template_name="dashlab",
+                            extra_template_basedirs=[os.path.join(os.path.dirname(os.path.abspath(__file__)), "nbconvert-templates")])
     if a.no_code:
         exporter.exclude_input = True
         exporter.exclude_input_prompt = True

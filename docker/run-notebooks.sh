@@ -9,9 +9,11 @@
 # Options (papermill's convention for parameters):
 #   -p NAME=GOEXPR   set a parameter: NAME is declared in the notebook's cell tagged
 #                    `parameters`; GOEXPR is Go, e.g. -p 'tRead=10*unit.Microsecond',
-#                    -p batch=64, -p 'linkRate=0.8*unit.TBps'. The values go into a new cell
-#                    after the parameters cell (tagged `injected-parameters`), which also
-#                    says on the page what was set. Repeatable.
+#                    -p batch=64, -p 'linkRate=0.8*unit.TBps'. papermill writes the values
+#                    into a new cell after the parameters cell (tagged `injected-parameters`,
+#                    docker/gonb-papermill's Go translator), which also says on the page what
+#                    was set. Repeatable. (papermill itself takes the same values as
+#                    -p batch 64 -p tRead 'go:10*unit.Microsecond' -r model deepseek-v3.)
 #   -r NAME=TEXT     a string parameter, quoted for Go: -r model=deepseek-v3.
 #   --no-code        export without the code cells (nbconvert's --no-input): a report.
 #   -o FILE.html     the exported page (one notebook only). Default: report/notebooks/NAME.html,
@@ -37,7 +39,8 @@ OUT=$(realpath -m "${DASHLAB_REPORT_DIR:-$ROOT/report/notebooks}")
 TIMEOUT=${DASHLAB_CELL_TIMEOUT:-600}
 MAX_BYTES=3000000
 GOBIN_DIR=${DASHLAB_GOBIN:-/usr/local/bin}
-JUPYTER=/usr/bin/jupyter # another python3 (without Jupyter) may stand first on PATH
+VENV=${DASHLAB_VENV:-/opt/dashlab/jupyter} # docker/setup.sh --jupyter
+JUPYTER=$VENV/bin/jupyter # never the first python3 on PATH, which may have no Jupyter
 
 export PATH=$GOBIN_DIR:/usr/local/go/bin:$PATH
 export PYDEVD_DISABLE_FILE_VALIDATION=1 # silences a debugger warning of Debian's ipykernel
@@ -45,7 +48,7 @@ export DASHLAB_INTERACTIVE=0 # no front-end here: sliders draw once and never wa
 # GoNB links a program per cell: without DWARF (-w; panics still name file and line) the
 # link takes about a quarter less time.
 [[ "${GOFLAGS:-}" == *-ldflags* ]] || export GOFLAGS="${GOFLAGS:+$GOFLAGS }-ldflags=-w"
-PYTHON=/usr/bin/python3    # Debian's, with nbclient and nbconvert
+PYTHON=$VENV/bin/python    # the venv's: nbclient, nbconvert, papermill
 for tool in "$JUPYTER" gonb go goimports; do
   command -v "$tool" >/dev/null || { echo "run-notebooks: $tool not found: run docker/setup.sh" >&2; exit 1; }
 done

@@ -3,15 +3,22 @@
 # bookworm machine (CI, a developer's machine) or inside the Docker image.
 #
 #   docker/setup.sh            # system part + module part (what CI uses)
-#   docker/setup.sh --system   # only Debian packages and Go tools (no repository needed)
+#   docker/setup.sh --system   # only Debian packages, Jupyter and Go tools (no module needed)
 #   docker/setup.sh --module   # only the module's dependencies and the warm build cache
 #   docker/setup.sh --debs     # only the Debian packages          (the Dockerfile's layers:
-#   docker/setup.sh --tools    # only goimports, gopls and GoNB     a build stage makes the
-#   docker/setup.sh --kernel   # only the GoNB kernel spec          tools, the image copies them)
+#   docker/setup.sh --jupyter  # only the Jupyter venv             a build stage makes the
+#   docker/setup.sh --tools    # only goimports, gopls and GoNB     tools, the image copies
+#   docker/setup.sh --kernel   # only the GoNB kernel spec          them)
+#
+# Jupyter (JupyterLab 4, Notebook 7, nbconvert 7, nbclient, papermill with the Go translator
+# of docker/gonb-papermill) comes from PyPI, every package pinned in
+# docker/requirements-jupyter.txt, into its own venv: $DASHLAB_VENV/bin/jupyter and
+# $DASHLAB_VENV/bin/python are what every script runs, whichever python is first on PATH.
 #
 # Environment:
-#   DASHLAB_CHROMIUM=0      skip Debian's chromium (only needed for the browser check)
-#   DASHLAB_JUPYTER_UI=0    skip jupyter-notebook (only needed for interactive use)
+#   DASHLAB_VENV=DIR        the Jupyter venv (default /opt/dashlab/jupyter)
+#   DASHLAB_CHROMIUM=0      skip Debian's chromium and the browser-check packages
+#                           (docker/requirements-check.txt: Playwright; only for the checks)
 #   DASHLAB_GOBIN=DIR       where Go tools go (default /usr/local/bin, on every PATH)
 #   DASHLAB_EXTRA_DEBS=...  more Debian packages (the Dockerfile: ca-certificates)
 #   DASHLAB_MOD_DOWNLOAD=0  --module: no go mod download (the Dockerfile: modules are there)
@@ -26,18 +33,19 @@ ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 # shellcheck source=docker/versions.sh
 . "$ROOT/docker/versions.sh"
 DASHLAB_CHROMIUM=${DASHLAB_CHROMIUM:-1}
-DASHLAB_JUPYTER_UI=${DASHLAB_JUPYTER_UI:-1}
 GOBIN_DIR=${DASHLAB_GOBIN:-/usr/local/bin}
+VENV=${DASHLAB_VENV:-/opt/dashlab/jupyter}
 
-do_debs=1 do_tools=1 do_kernel=1 do_module=1
+do_debs=0 do_jupyter=0 do_tools=0 do_kernel=0 do_module=0
 case "${1:-}" in
-  "") ;;
-  --system) do_module=0 ;;
-  --module) do_debs=0 do_tools=0 do_kernel=0 ;;
-  --debs) do_tools=0 do_kernel=0 do_module=0 ;;
-  --tools) do_debs=0 do_kernel=0 do_module=0 ;;
-  --kernel) do_debs=0 do_tools=0 do_module=0 ;;
-  -h|--help) sed -n '2,21p' "$0"; exit 0 ;;
+  "") do_debs=1 do_jupyter=1 do_tools=1 do_kernel=1 do_module=1 ;;
+  --system) do_debs=1 do_jupyter=1 do_tools=1 do_kernel=1 ;;
+  --module) do_module=1 ;;
+  --debs) do_debs=1 ;;
+  --jupyter) do_jupyter=1 ;;
+  --tools) do_tools=1 ;;
+  --kernel) do_kernel=1 ;;
+  -h|--help) sed -n '2,30p' "$0"; exit 0 ;;
   *) echo "setup.sh: unknown argument $1 (see --help)" >&2; exit 2 ;;
 esac
 
@@ -70,10 +78,11 @@ retry() {
 
 # ---------- system part: Debian packages and Go tools ----------
 install_debs() {
-  local want=(jupyter-nbconvert python3-nbclient jupyter-client python3-ipykernel)
-  [ "$DASHLAB_JUPYTER_UI" = 1 ] && want+=(jupyter-notebook)
+  # Debian's python3 only makes the Jupyter venv (install_jupyter); Jupyter is from PyPI.
+  local want=(python3 python3-venv)
   # fonts: chromium draws chart text with them (--no-install-recommends drops them).
-  [ "$DASHLAB_CHROMIUM" = 1 ] && want+=(chromium fonts-liberation)
+  # poppler-utils: the PDF check reads the webpdf export (pdftotext, pdftoppm).
+  [ "$DASHLAB_CHROMIUM" = 1 ] && want+=(chromium fonts-liberation poppler-utils)
   # shellcheck disable=SC2206 # a list of package names
   [ -n "${DASHLAB_EXTRA_DEBS:-}" ] && want+=($DASHLAB_EXTRA_DEBS)
   local missing=() p
@@ -86,6 +95,29 @@ install_debs() {
   quiet retry apt-get update
   quiet retry apt-get install -y --no-install-recommends "${missing[@]}"
   done_ "installed ${missing[*]}"
+}
+
+# The Jupyter venv: remade when its requirements or the translator change (a stamp holds
+# their hash), else left as it is.
+install_jupyter() {
+  local reqs=("$ROOT/docker/requirements-jupyter.txt") stamp tmp
+  [ "$DASHLAB_CHROMIUM" = 1 ] && reqs+=("$ROOT/docker/requirements-check.txt")
+  step "Jupyter venv $VENV"
+  stamp=$(cat "${reqs[@]}" "$ROOT"/docker/gonb-papermill/pyproject.toml "$ROOT"/docker/gonb-papermill/gonb_papermill/*.py | sha256sum | cut -c1-16)
+  if [ -x "$VENV/bin/jupyter-lab" ] && [ "$(cat "$VENV/.dashlab-stamp" 2>/dev/null)" = "$stamp" ]; then
+    done_ "present"; return
+  fi
+  [ -x "$VENV/bin/python" ] || quiet /usr/bin/python3 -m venv "$VENV"
+  local args=()
+  for r in "${reqs[@]}"; do args+=(-r "$r"); done
+  quiet retry "$VENV/bin/pip" install --disable-pip-version-check --no-input -q "${args[@]}"
+  # The translator from a copy (a build leaves build/ and *.egg-info behind in its source).
+  tmp=$(mktemp -d)
+  cp -r "$ROOT/docker/gonb-papermill/." "$tmp/"
+  quiet "$VENV/bin/pip" install --disable-pip-version-check --no-input -q --no-deps --no-build-isolation "$tmp"
+  rm -rf "$tmp"
+  echo "$stamp" >"$VENV/.dashlab-stamp"
+  done_ "installed (JupyterLab $("$VENV/bin/jupyter-lab" --version 2>/dev/null | tail -n 1))"
 }
 
 # has_go_bin BIN MODULE VERSION: BIN exists and was built from MODULE at VERSION.
@@ -121,8 +153,8 @@ install_kernel() {
   # --raw_error copy for headless runs. gonb --install needs goimports and gopls on PATH.
   local spec=${JUPYTER_DATA_DIR:-$HOME/.local/share/jupyter}/kernels/gonb/kernel.json
   if [ -f "$spec" ] && grep -q "\"$GOBIN_DIR/gonb\"" "$spec"; then done_ "present"; else
-    PATH=/usr/bin:$PATH quiet "$GOBIN_DIR/gonb" --install
-    PYDEVD_DISABLE_FILE_VALIDATION=1 /usr/bin/jupyter kernelspec list 2>/dev/null | grep -q '^ *gonb ' ||
+    quiet "$GOBIN_DIR/gonb" --install
+    PYDEVD_DISABLE_FILE_VALIDATION=1 "$VENV/bin/jupyter" kernelspec list 2>/dev/null | grep -q '^ *gonb ' ||
       { echo "gonb kernel not registered" >&2; exit 1; }
     done_ "installed"
   fi
@@ -159,6 +191,7 @@ warm_module() {
 }
 
 [ "$do_debs" = 1 ] && install_debs
+[ "$do_jupyter" = 1 ] && install_jupyter
 [ "$do_tools" = 1 ] && install_go_tools
 [ "$do_kernel" = 1 ] && install_kernel
 [ "$do_module" = 1 ] && warm_module

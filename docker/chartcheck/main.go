@@ -80,9 +80,12 @@ function check(){
   var out={echarts:(typeof echarts!=='undefined'&&echarts.version)||'',charts:[],errors:window.__dashlabErrors||[]};
   var seen=[];
   document.querySelectorAll('.dashlab-chart,[_echarts_instance_]').forEach(function(el){
+    // A chart of the charts package draws into a child (.dashlab-live): one chart, its id.
+    if(!el.classList.contains('dashlab-chart')&&el.parentElement&&el.parentElement.closest('.dashlab-chart')){return;}
     if(seen.indexOf(el)>=0){return;} seen.push(el);
     var r={id:el.id||'',canvases:0,w:0,h:0,painted:0,error:el.getAttribute('data-dashlab-error')||'',ok:false};
-    var zi=(typeof echarts!=='undefined')&&echarts.getInstanceByDom&&echarts.getInstanceByDom(el);
+    var ie=el.querySelector('[_echarts_instance_]')||el;
+    var zi=(typeof echarts!=='undefined')&&echarts.getInstanceByDom&&echarts.getInstanceByDom(ie);
     if(zi&&zi.getZr){try{zi.getZr().flush();}catch(e){}}
     el.querySelectorAll('canvas').forEach(function(c){
       r.canvases++; r.w=Math.max(r.w,c.width); r.h=Math.max(r.h,c.height);
@@ -96,7 +99,7 @@ function check(){
       }catch(e){ r.error=r.error||('cannot read canvas: '+e); }
     });
     var br=el.getBoundingClientRect(); r.x=Math.round(br.left+window.scrollX); r.y=Math.round(br.top+window.scrollY); r.boxes=[];
-    var inst=(typeof echarts!=='undefined')&&echarts.getInstanceByDom&&echarts.getInstanceByDom(el);
+    var inst=zi;
     try{
       ((inst&&inst._componentsViews)||[]).forEach(function(v){
         var m=v&&v.__model, g=v&&v.group;
