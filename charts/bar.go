@@ -192,5 +192,30 @@ func GroupedBar(spec BarSpec) (*ec.Bar, error) {
 		return nil, err
 	}
 	fitLegend(&bar.RectChart, spec.Common)
+	if perSystem(spec) {
+		// Its bars take their systems' colours, which the category axis names: a legend
+		// entry for the series would show one colour for several.
+		var names []string
+		for _, ser := range bar.MultiSeries {
+			if ser.Name != spec.Series[0].Name {
+				names = append(names, ser.Name)
+			}
+		}
+		bar.SetGlobalOptions(ec.WithLegendOpts(opts.Legend{Show: opts.Bool(len(names) > 0), Bottom: "4", Type: "scroll", Data: names}))
+	}
 	return bar, nil
+}
+
+// perSystem reports whether a bar chart draws its one series in its categories' system
+// colours.
+func perSystem(spec BarSpec) bool {
+	if len(spec.Series) != 1 {
+		return false
+	}
+	for _, c := range spec.Categories {
+		if SystemColor(c) != "" {
+			return true
+		}
+	}
+	return false
 }

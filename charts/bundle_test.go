@@ -61,3 +61,34 @@ func TestBundlesSplitOnlyAtTopLevel(t *testing.T) {
 		t.Error("white space made a bundle")
 	}
 }
+
+// SliderStates puts every state on one output, compressed, with one range input per axis
+// at the starting positions; its image is the view's chart; a wrong number of states is
+// an error.
+func TestSliderStates(t *testing.T) {
+	view, err := Snippet(exampleBar(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	axes := []SliderAxis{{Name: "t_R", Labels: []string{"1 µs", "3 µs"}}, {Name: "B", Labels: []string{"4", "16", "64"}}}
+	states := []string{"a", "b", "c", "d", "e", "f"}
+	b, err := SliderStates("s", view, axes, []int{1, 2}, states)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := string(b.HTML)
+	for _, want := range []string{`data-state="5"`, `data-states="6"`, `value="1" data-axis="0"`, `value="2" data-axis="1"`, "<b>64</b>", "DecompressionStream"} {
+		if !strings.Contains(h, want) {
+			t.Errorf("slider output lacks %q", want)
+		}
+	}
+	if !strings.HasPrefix(b.SVG, "<svg") || !strings.HasPrefix(b.Text, `Chart "Example throughput"`) {
+		t.Errorf("bundle image %.20q, text %q", b.SVG, b.Text)
+	}
+	if _, err := SliderStates("s", view, axes, []int{1, 2}, states[:5]); err == nil {
+		t.Error("5 states for 6 positions accepted")
+	}
+	if got := WithoutStatic(view); strings.Contains(string(got), `<img class="dashlab-static"`) || !strings.Contains(string(got), "<script") {
+		t.Error("WithoutStatic kept the image or dropped the script")
+	}
+}

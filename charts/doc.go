@@ -15,11 +15,17 @@
 //
 // The ECharts library (npm echarts@5.6.0, Apache-2.0, about 1 MB) is embedded in this
 // package and never loaded from the network. It is emitted once per page, apart from the
-// charts:
+// charts, gzip-compressed (0.45 MB) and unpacked by the browser:
 //
 //   - LibraryHTML gives the library as one inline <script> element.
 //   - Snippet renders one go-echarts chart as an element plus its script, without the
-//     library. A page or notebook shows LibraryHTML once, before its first chart.
+//     library. A page or notebook shows LibraryHTML once, before its first chart. The
+//     element holds the chart's static image (StaticOf: the same option drawn to SVG by
+//     ECharts' server-side renderer inside goja, a Go JavaScript engine; no browser, no
+//     network), which stays where scripts do not run and prints (PrintStyle); the script
+//     draws the interactive chart over it once the library is there.
+//   - Bundles splits HTML into notebook outputs, each chart a MIME bundle (HTML, its SVG, a
+//     text line); SliderStates puts precomputed slider states on one output.
 //   - Page builds a standalone, self-contained HTML page (prose, charts, tables) with the
 //     library inlined once.
 //   - Table renders a figure's judged rows (summary.Row) as an HTML table.

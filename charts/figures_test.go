@@ -40,7 +40,7 @@ func TestPaperTable(t *testing.T) {
 	}
 	s := string(PaperTable("Table", rows))
 	mustContain(t, s, "3 ids: 1 pass, 1 fail, 1 not simulated yet", `data-status="pass"`, `data-status="FAIL"`,
-		`data-status="not simulated yet"`, "a.<wbr>b", "how &lt;it&gt; was got", "Paper: not yet", "+1 x<br>(+100.0%)")
+		`data-status="not simulated yet"`, "a.<wbr>b", "how &lt;it&gt; was got", "Paper: not yet", "+1 x<br>(+100.0 %)")
 }
 
 func TestBarNotesAndReferenceLines(t *testing.T) {

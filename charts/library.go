@@ -108,4 +108,11 @@ func escapeInlineScript(js string) string {
 // markup, so a live Jupyter front-end is unchanged. nb.Library shows it with the library.
 const NotebookStyle = template.HTML(`<style>
 .jp-InputArea-editor .highlight pre, .jp-RenderedText pre { white-space: pre-wrap; overflow-wrap: anywhere; }
+` + PrintStyle + `
 </style>`)
+
+// PrintStyle is the CSS rule that prints every chart as its static image (vector SVG)
+// instead of its interactive canvas: a PDF export (nbconvert's webpdf) or a printed
+// report shows the same drawing whether or not the page's scripts ran. Page and
+// NotebookStyle carry it. A chart is printed at the page's width.
+const PrintStyle = `@media print { .dashlab-chart { width: auto !important; height: auto !important; max-width: 100%; } .dashlab-chart > .dashlab-live { display: none !important; } .dashlab-chart > img.dashlab-static { display: block !important; width: 100% !important; height: auto !important; } }`

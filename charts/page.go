@@ -135,6 +135,7 @@ nav ul { padding-left: 20px; } a { color: #1a73e8; }
 .dashlab-chart { max-width: 100%; }
 .dashlab-paper-table { width: 100%; } .dashlab-paper-table td:last-child { min-width: 260px; }
 footer { margin-top: 40px; color: #5f6368; font-size: 12px; }
+{{.Print}}
 </style>
 {{if .Library}}{{.Library}}{{end}}
 </head>
@@ -168,11 +169,12 @@ func (p *Page) Bytes() (out []byte, err error) {
 	}
 	data := struct {
 		Title, Version string
+		Print          template.CSS
 		Intro          []string
 		Library        template.HTML
 		TOC            bool
 		Sections       []sec
-	}{Title: p.title, Version: LibraryVersion, Intro: p.intro}
+	}{Title: p.title, Version: LibraryVersion, Print: template.CSS(PrintStyle), Intro: p.intro}
 	if p.charts > 0 {
 		data.Library = LibraryHTML()
 	}

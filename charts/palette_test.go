@@ -117,3 +117,27 @@ func TestLargeLinesDoNotAnimate(t *testing.T) {
 		}
 	}
 }
+
+// A one-series bar chart over systems draws each bar in its system's colour and leaves the
+// series out of the legend (one swatch could not stand for three colours); the reference
+// line stays in it.
+func TestPerSystemBarsLeaveTheLegend(t *testing.T) {
+	b, err := GroupedBar(BarSpec{Common: Common{ID: "ps"}, Categories: []string{"DASH", "RelayOnly", "DirectOnly"},
+		Series:   []Series{{Name: "your part", Values: []float64{3, 2, 1}}},
+		RefLines: []RefLine{{Name: "the paper's DASH", Y: 2.5}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := StaticOf(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(st.SVG, ">your part<") || !strings.Contains(st.SVG, "the paper&#39;s DASH") && !strings.Contains(st.SVG, "the paper's DASH") {
+		t.Errorf("legend: your part shown %v, reference line shown %v", strings.Contains(st.SVG, ">your part<"), strings.Contains(st.SVG, "the paper"))
+	}
+	for _, s := range []string{"DASH", "RelayOnly", "DirectOnly"} {
+		if !strings.Contains(st.SVG, strings.ToUpper(SystemColor(s))) && !strings.Contains(st.SVG, SystemColor(s)) {
+			t.Errorf("no bar in %s's colour %s", s, SystemColor(s))
+		}
+	}
+}

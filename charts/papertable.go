@@ -64,7 +64,7 @@ func PaperTable(caption string, rows []summary.Row) template.HTML {
 			}
 			dev = signedG(d) + unit
 			if r.Paper != 0 {
-				dev += fmt.Sprintf("\n(%+.1f%%)", 100*d/math.Abs(r.Paper)) // two lines: the table fits 1280 px
+				dev += fmt.Sprintf("\n(%+.1f %%)", 100*d/math.Abs(r.Paper)) // two lines: the table fits 1280 px
 			}
 			if r.AtMost != nil {
 				dev = "— (a bound)"

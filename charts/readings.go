@@ -84,7 +84,7 @@ func Fig9Readings(bounds []summary.Fig9Bound, vals []summary.ReadingValue) (Figu
 			if v.Unit != group.unit {
 				continue
 			}
-			cats = append(cats, strings.ReplaceAll(v.ID, ".", "\n"))
+			cats = append(cats, idLabel(v.ID))
 			pub = append(pub, v.Paper)
 			for i, rd := range readings {
 				x, ok := v.Values[rd]
@@ -104,7 +104,7 @@ func Fig9Readings(bounds []summary.Fig9Bound, vals []summary.ReadingValue) (Figu
 		}
 		c, err := GroupedBar(BarSpec{
 			Common: Common{ID: group.id, Title: group.title, Subtitle: WhatIfSubtitle(subtitle, w), Height: "460px"},
-			XName:  "paper id", YName: group.yName, Categories: cats,
+			XName:  "the paper's number", YName: group.yName, Categories: cats,
 			Series: series, Paper: paper,
 		})
 		if err != nil {
@@ -113,4 +113,29 @@ func Fig9Readings(bounds []summary.Fig9Bound, vals []summary.ReadingValue) (Figu
 		fig.Charts = append(fig.Charts, c)
 	}
 	return fig, nil
+}
+
+// idLabel is a paper id as an axis label for a reader, one part a line:
+// "fig9a.throughput_speedup_geomean.vs_relay_only" -> "Fig. 9(a)\nthroughput geomean\nvs RelayOnly".
+func idLabel(id string) string {
+	words := map[string]string{
+		"intro": "§I", "throughput_speedup_geomean": "throughput geomean", "throughput_speedup": "throughput",
+		"e2e_reduction_pct": "E2E reduction", "kv_cache_gb": "KV cache", "llama4_4k_1m": "Llama 4, 4K/1M",
+	}
+	parts := strings.Split(id, ".")
+	for i, p := range parts {
+		switch {
+		case words[p] != "":
+			parts[i] = words[p]
+		case strings.HasPrefix(p, "vs_"):
+			parts[i] = "vs " + SystemName(strings.ReplaceAll(strings.TrimPrefix(p, "vs_"), "_", "-"))
+		case len(p) == 5 && strings.HasPrefix(p, "fig") && p[3] >= '0' && p[3] <= '9':
+			parts[i] = fmt.Sprintf("Fig. %c(%c)", p[3], p[4])
+		case len(p) > 1 && p[0] == 'b' && strings.Trim(p[1:], "0123456789") == "":
+			parts[i] = "B = " + p[1:]
+		default:
+			parts[i] = strings.ReplaceAll(p, "_", " ")
+		}
+	}
+	return strings.Join(parts, "\n")
 }

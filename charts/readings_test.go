@@ -40,3 +40,16 @@ func TestFig9Readings(t *testing.T) {
 		t.Error("no error without data")
 	}
 }
+
+func TestIDLabelReads(t *testing.T) {
+	for id, want := range map[string]string{
+		"fig9a.throughput_speedup_geomean.vs_relay_only":     "Fig. 9(a)\nthroughput geomean\nvs RelayOnly",
+		"fig9b.llama4_4k_1m.e2e_reduction_pct.vs_relay_only": "Fig. 9(b)\nLlama 4, 4K/1M\nE2E reduction\nvs RelayOnly",
+		"intro.b4.throughput_speedup_geomean.vs_relay_only":  "§I\nB = 4\nthroughput geomean\nvs RelayOnly",
+		"fig9a.e2e_reduction_pct.vs_direct_only":             "Fig. 9(a)\nE2E reduction\nvs DirectOnly",
+	} {
+		if got := idLabel(id); got != want {
+			t.Errorf("idLabel(%q) = %q, want %q", id, got, want)
+		}
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"html"
 	"html/template"
+	"os"
 	"regexp"
 	"strings"
 	"sync"
@@ -43,6 +44,9 @@ var (
 // the image stays; if the library never comes, the image stays and the element says why
 // (data-dashlab-error).
 //
+// DASHLAB_STATIC=0 in the environment leaves the static image out (it is there to measure
+// what the images cost; a page made so is blank where scripts do not run).
+//
 // It never panics: a panic inside go-echarts (its templates panic on errors, a chart that
 // was not made with its New... constructor panics too) comes back as an error, and so does
 // an option that cannot be encoded as JSON (NaN or ±Inf in the data, for example).
@@ -50,6 +54,9 @@ func Snippet(c Chart) (template.HTML, error) {
 	p, err := snippetParts(c)
 	if err != nil {
 		return "", err
+	}
+	if os.Getenv("DASHLAB_STATIC") == "0" { // measuring what the static images cost
+		return template.HTML(chartHTML(p.id, p.style, p.body, nil)), nil
 	}
 	st, err := drawStatic(p.body, p.style)
 	if err != nil {
@@ -123,9 +130,17 @@ func chartHTML(id, style, body string, st *Static) string {
 	b.WriteString(`<script type="text/javascript">(function () {` + "\n")
 	fmt.Fprintf(&b, `var el = document.getElementById(%s);`+"\n", idJS)
 	b.WriteString(`if (!el) { return; }` + "\n")
-	b.WriteString(`var draw = function (echarts) {` + "\n" + `el.innerHTML = "";` + "\n")
+	// The interactive chart draws into a child element of the chart's size; the static
+	// image stays in the element, hidden on screen and shown in print (PrintStyle), where
+	// its vectors print sharper than the canvas.
+	b.WriteString(`var draw = function (echarts) {` + "\n" +
+		`var live = document.createElement("div"); live.className = "dashlab-live";` + "\n" +
+		`live.style.width = el.style.width; live.style.height = el.style.height;` + "\n" +
+		`var img = el.querySelector("img.dashlab-static"); if (img) { img.style.display = "none"; }` + "\n" +
+		`el.appendChild(live);` + "\n" +
+		`(function (document) {` + "\n")
 	b.WriteString(escapeInlineScript(body))
-	b.WriteString("\n};\n")
+	b.WriteString("\n})({ getElementById: function () { return live; } });\n};\n")
 	b.WriteString(`if (typeof echarts !== "undefined") { draw(echarts); }` + "\n" +
 		`else if (window.dashlabEChartsQueue) { window.dashlabEChartsQueue.push(draw); }` + "\n" +
 		`else { el.setAttribute("data-dashlab-error", "echarts library not loaded"); el.title = ` +

@@ -97,11 +97,18 @@ func Table(caption string, rows []summary.Row) template.HTML {
 	for _, r := range rows {
 		st := r.Status()
 		dev, tol := "—", "—"
+		// As PaperTable writes them: deviation and tolerance in the row's unit (the
+		// deviation's share of the paper value beside it), so that one tolerance reads the
+		// same in every table.
+		u := ""
+		if r.Unit != "" {
+			u = " " + r.Unit
+		}
 		if d := relDeviation(r); !math.IsNaN(d) {
 			if r.Paper == 0 {
-				dev = fmt.Sprintf("%+.3g %s", d, r.Unit)
+				dev = signedG(d) + u
 			} else {
-				dev = fmt.Sprintf("%+.1f%%", d*100)
+				dev = signedG(*r.Simulated-r.Paper) + u + fmt.Sprintf(" (%+.1f %%)", d*100)
 			}
 			if r.AtMost != nil {
 				dev = "— (a bound)"
@@ -110,10 +117,8 @@ func Table(caption string, rows []summary.Row) template.HTML {
 		switch {
 		case r.AtMost != nil:
 			tol = "at most " + fmtNum(*r.AtMost, r.Unit)
-		case r.Paper == 0:
-			tol = fmt.Sprintf("±%.3g %s", r.Tolerance, r.Unit)
 		default:
-			tol = fmt.Sprintf("±%.3g%%", r.Tolerance/math.Abs(r.Paper)*100)
+			tol = "±" + fmtPaper(r.Tolerance) + u
 		}
 		fmt.Fprintf(&b, `<tr data-status="%s">`, esc(string(st)))
 		fmt.Fprintf(&b, `<td style="%s"><code>%s</code></td>`, tdStyle, esc(r.ID))

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/dashlab/dashlab/charts"
 	"github.com/dashlab/dashlab/dash/serve"
 	"github.com/dashlab/dashlab/dash/unit"
 )
@@ -65,25 +66,55 @@ func TestChoiceAddsTheStartValueAndSorts(t *testing.T) {
 	}
 }
 
-func TestRedrawHeadlessDrawsOnceAndReturns(t *testing.T) {
-	t.Setenv("DASHLAB_INTERACTIVE", "0")
+// Redraw draws every state of a small grid, returns at once (it never waits for a
+// front-end), leaves the controls at the notebook's values and shows one output with the
+// sliders and every state.
+func TestRedrawPrecomputesEveryStateAndReturns(t *testing.T) {
 	batch := NewChoice("B", []int{1, 4, 16, 64}, 4)
-	calls := 0
+	link := NewChoice("link", []string{"a", "b"}, "b")
+	var drawn []string
+	var got []charts.Bundle
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		Redraw("test", func() (template.HTML, error) {
-			calls++
-			return template.HTML("<p>B = " + batch.Label() + "</p>"), nil
-		}, batch)
+		got = captureBundles(t, func() {
+			Redraw("test", func() (template.HTML, error) {
+				drawn = append(drawn, batch.Label()+link.Label())
+				return template.HTML("<p>B = " + batch.Label() + ", link " + link.Label() + "</p>"), nil
+			}, batch, link)
+		})
 	}()
 	select {
 	case <-done:
 	case <-time.After(10 * time.Second):
-		t.Fatal("Redraw waited for input without a front-end")
+		t.Fatal("Redraw did not return")
 	}
-	if calls != 1 {
-		t.Errorf("drew %d times, want once at the starting values", calls)
+	if len(drawn) != 8 || drawn[0] != "4b" {
+		t.Errorf("drew %v, want the notebook's values first, then the 7 other states", drawn)
+	}
+	if batch.Value() != 4 || link.Value() != "b" {
+		t.Errorf("controls left at %v, %v", batch.Value(), link.Value())
+	}
+	if len(got) != 1 || !strings.Contains(string(got[0].HTML), `data-states="8"`) || !strings.Contains(string(got[0].HTML), `data-state="3"`) ||
+		strings.Count(string(got[0].HTML), `type="range"`) != 2 {
+		t.Fatalf("displayed %d outputs: %.300v", len(got), got)
+	}
+}
+
+// A grid over MaxStates is drawn once, at the notebook's values.
+func TestRedrawLargeGridDrawsOnce(t *testing.T) {
+	defer func(m int) { MaxStates = m }(MaxStates)
+	MaxStates = 3
+	batch := NewChoice("B", []int{1, 4, 16, 64}, 4)
+	calls := 0
+	got := captureBundles(t, func() {
+		Redraw("test", func() (template.HTML, error) {
+			calls++
+			return "<p>chart</p>", nil
+		}, batch)
+	})
+	if calls != 1 || len(got) != 1 || strings.Contains(string(got[0].HTML), "dashlab-states") {
+		t.Errorf("drew %d times, displayed %d outputs", calls, len(got))
 	}
 }
 

@@ -87,7 +87,7 @@ func (c *Choice[T]) Values() []T { return slices.Clone(c.values) }
 // Interactive reports whether widgets have a live front-end to talk to, from
 // DASHLAB_INTERACTIVE: "1" yes (docker/entrypoint.sh sets it for its Jupyter server), "0"
 // no (docker/run-notebooks.sh sets it for headless runs), unset: ask the front-end
-// (ProbeTimeout; nbconvert never answers).
+// (ProbeTimeout; nbconvert never answers). Only RedrawLive uses it.
 func Interactive() (on, known bool) {
 	switch os.Getenv("DASHLAB_INTERACTIVE") {
 	case "1":
@@ -98,23 +98,109 @@ func Interactive() (on, known bool) {
 	return false, false
 }
 
-// ProbeTimeout is how long Redraw waits for a front-end's first answer when
+// ProbeTimeout is how long RedrawLive waits for a front-end's first answer when
 // DASHLAB_INTERACTIVE is unset.
 var ProbeTimeout = 5 * time.Second
 
-// SliderIdle is how long Redraw listens without a move before it lets the cell end (so
-// that a notebook run top to bottom in Jupyter does not stop for good at a slider).
+// SliderIdle is how long RedrawLive listens without a move before it lets the cell end.
 var SliderIdle = 15 * time.Minute
 
+// MaxStates is the largest slider grid (the product of the controls' positions) that
+// Redraw precomputes; a larger grid is drawn at the notebook's values only, and the page
+// says that its sliders need a live kernel (RedrawLive).
+var MaxStates = 256
+
 // Redraw shows a chart (or any HTML from package charts) drawn by draw from the controls'
-// current values, under one slider per control. The chart is drawn once at the
-// controls' starting values, the notebook's parameters: that is what headless runs and
-// exported pages show. With a live Jupyter front-end (Interactive) the sliders appear and
-// every move redraws the chart in place (one display block, updated by id) until the
-// kernel is interrupted or no move comes for SliderIdle; without one the cell ends after
-// the first drawing, never waiting for input. An error from draw fails the cell on the
-// first drawing and is shown in place of the chart afterwards.
+// current values, under one slider per control, and returns as soon as it is drawn: the
+// cell never holds the kernel, so the next cell starts at once.
+//
+// When the grid of positions has at most MaxStates states, Redraw draws every state
+// (with a progress line when that takes a while) and puts them all on the page,
+// compressed: a few lines of page script switch between them as the sliders move, in a
+// live notebook and in an exported page alike, with no kernel. The notebook's values
+// (the controls' starting positions) are drawn with their static image, which is what a
+// page without scripts shows. A larger grid is drawn at the notebook's values, and the
+// page says that moving its sliders needs a live kernel (RedrawLive, or change the
+// parameter cell and re-run). An error from draw fails the cell.
 func Redraw(id string, draw func() (template.HTML, error), controls ...Control) {
+	start := make([]int, len(controls))
+	n := 1
+	for i, c := range controls {
+		start[i] = c.Pos()
+		n *= max(c.Len(), 1)
+	}
+	first := Must(draw())
+	if n > MaxStates {
+		Show(frame(first, controls), nil)
+		Note(controlsNote(controls, fmt.Sprintf("its sliders span %d states, more than the %d that are precomputed for pages "+
+			"without a kernel: moving them needs a live kernel (nb.RedrawLive), or change the parameter cell and re-run", n, MaxStates)))
+		return
+	}
+	states := make([]string, n)
+	var failed []string
+	p := NewProgress(id+" sliders", n, "states")
+	p.Start("")
+	for k := range n {
+		setPositions(controls, k)
+		h := first
+		if !atPositions(controls, start) {
+			var err error
+			if h, err = draw(); err != nil { // shown in place of the chart at that state
+				failed = append(failed, controlsText(controls))
+				h = template.HTML(`<pre style="color:#b00020;white-space:pre-wrap">` + html.EscapeString(err.Error()) + `</pre>`)
+			}
+		}
+		states[k] = string(charts.WithoutStatic(frame(h, controls)))
+		p.Step(1)
+	}
+	p.Finish()
+	for i, c := range controls {
+		c.SetPos(start[i])
+	}
+	display(Must(charts.SliderStates(id, frame(first, controls), labels(controls), start, states)))
+	gonbui.Sync()
+	Note(controlsNote(controls, fmt.Sprintf("the notebook's values; with scripts on, the sliders switch between %d precomputed states, with no kernel", n)))
+	if len(failed) > 0 {
+		Note(fmt.Sprintf("%d of the %d states failed (their error is shown in place of the chart): %s.", len(failed), n, strings.Join(failed, "; ")))
+	}
+}
+
+// setPositions moves the controls to state k (mixed radix, the last control fastest).
+func setPositions(controls []Control, k int) {
+	for i := len(controls) - 1; i >= 0; i-- {
+		l := max(controls[i].Len(), 1)
+		controls[i].SetPos(k % l)
+		k /= l
+	}
+}
+
+func atPositions(controls []Control, pos []int) bool {
+	for i, c := range controls {
+		if c.Pos() != pos[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// labels are the controls' names and position labels, for the page's sliders.
+func labels(controls []Control) []charts.SliderAxis {
+	out := make([]charts.SliderAxis, len(controls))
+	for i, c := range controls {
+		out[i].Name = c.Name()
+		for j := range c.Len() {
+			out[i].Labels = append(out[i].Labels, c.LabelAt(j))
+		}
+	}
+	return out
+}
+
+// RedrawLive is the slider of a live kernel, for grids too large to precompute: it shows
+// GoNB's sliders and redraws the chart in place on every move, serving them from this
+// cell's program, which therefore holds the kernel (the next cell waits) until its Stop
+// button is pressed or no move comes for SliderIdle. Without a live front-end it draws
+// once and returns, as Redraw does.
+func RedrawLive(id string, draw func() (template.HTML, error), controls ...Control) {
 	block := "dashlab_redraw_" + id + "_" + gonbui.UniqueID() // a new block each run of the cell
 	on, known := Interactive()
 	live := on || !known
@@ -129,7 +215,7 @@ func Redraw(id string, draw func() (template.HTML, error), controls ...Control) 
 		Note(controlsNote(controls, "the notebook's values; in a live Jupyter session sliders redraw this chart"))
 		return
 	}
-	moved, ok := sliders(panel, controls, known)
+	moved, stop, ok := sliders(panel, controls, known)
 	if !ok {
 		Note(controlsNote(controls, "no live front-end answered: the notebook's values are shown"))
 		return
@@ -143,6 +229,9 @@ func Redraw(id string, draw func() (template.HTML, error), controls ...Control) 
 				redrawn = template.HTML(`<pre style="color:#b00020">` + html.EscapeString(err.Error()) + `</pre>`)
 			}
 			updateHTML(block, string(frame(redrawn, controls)))
+		case <-stop:
+			Note(controlsNote(controls, "sliders stopped: re-run the cell to move them again"))
+			return
 		case <-time.After(SliderIdle):
 			updateHTML(block+"_idle", fmt.Sprintf(`<div style="font-size:12px;color:#5f6368">Sliders stopped after %v without a move: re-run the cell to move them again.</div>`, SliderIdle))
 			return
@@ -153,12 +242,13 @@ func Redraw(id string, draw func() (template.HTML, error), controls ...Control) 
 // move is one slider's new position.
 type move struct{ i, pos int }
 
-// sliders shows one GoNB slider per control in the element panel and returns their
-// moves; ok is false when the front-end did not answer within ProbeTimeout (probe:
-// DASHLAB_INTERACTIVE unset).
-func sliders(panel string, controls []Control, known bool) (<-chan move, bool) {
+// sliders shows one GoNB slider per control in the element panel, and a Stop button,
+// and returns their moves and the button's presses; ok is false when the front-end did
+// not answer within ProbeTimeout (probe: DASHLAB_INTERACTIVE unset).
+func sliders(panel string, controls []Control, known bool) (<-chan move, <-chan int, bool) {
 	moved := make(chan move, 16)
 	ready := make(chan struct{})
+	var stop <-chan int
 	go func() {
 		for i, c := range controls {
 			dom.Append(panel, fmt.Sprintf(`<div style="font-family:sans-serif;font-size:13px;margin-top:6px">%s (%s … %s)</div>`,
@@ -167,17 +257,18 @@ func sliders(panel string, controls []Control, known bool) (<-chan move, bool) {
 			l := s.Listen().LatestOnly()
 			go forward(l, i, moved)
 		}
+		stop = widgets.Button("Stop sliders (frees the kernel)").AppendTo(panel).Done().Listen().C
 		close(ready)
 	}()
 	if known {
 		<-ready
-		return moved, true
+		return moved, stop, true
 	}
 	select {
 	case <-ready:
-		return moved, true
+		return moved, stop, true
 	case <-time.After(ProbeTimeout):
-		return nil, false
+		return nil, nil, false
 	}
 }
 
@@ -195,6 +286,15 @@ func frame(body template.HTML, controls []Control) template.HTML {
 	}
 	head := fmt.Sprintf(`<div style="font-family:sans-serif;font-size:13px;color:#3c4043;margin:4px 0">%s</div>`, strings.Join(parts, " · "))
 	return template.HTML(head) + body
+}
+
+// controlsText names the controls' current values ("t_R = 3 µs, B = 4").
+func controlsText(controls []Control) string {
+	var parts []string
+	for _, c := range controls {
+		parts = append(parts, fmt.Sprintf("%s = %s", c.Name(), c.Label()))
+	}
+	return strings.Join(parts, ", ")
 }
 
 // controlsNote says which values a drawing shows, and why no slider moves it.
