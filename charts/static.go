@@ -63,7 +63,20 @@ const ssrDraw = `(function (body, width, height) {
       inst = realInit(null, theme, { renderer: 'svg', ssr: true, width: width, height: height });
       var set = inst.setOption;
       inst.setOption = function (o, a, b) {
-        if (o && typeof o === 'object') { o = Object.assign({}, o, { animation: false, toolbox: { show: false } }); }
+        if (o && typeof o === 'object') {
+          o = Object.assign({}, o, { animation: false, toolbox: { show: false } });
+          // A line of many points is drawn at the image's resolution (largest-triangle
+          // downsampling, as ECharts does on screen with sampling: 'lttb'): the same
+          // picture in a fraction of the SVG.
+          if (Array.isArray(o.series)) {
+            o.series = o.series.map(function (s) {
+              if (s && s.type === 'line' && Array.isArray(s.data) && s.data.length > width) {
+                return Object.assign({}, s, { sampling: s.sampling || 'lttb', showSymbol: false });
+              }
+              return s;
+            });
+          }
+        }
         return set.call(inst, o, a, b);
       };
       return inst;

@@ -111,3 +111,24 @@ func TestLibraryHTMLUnpacks(t *testing.T) {
 	}
 	t.Logf("library: %d bytes; on the page: %d bytes", len(LibraryJS()), len(LibraryHTML()))
 }
+
+// A line of thousands of points draws at the image's resolution (LTTB downsampling), so
+// that its static image stays small: 5,000 points in well under 100 KB of SVG (1.09 MB
+// point by point).
+func TestStaticLargeLineIsSampled(t *testing.T) {
+	pts := make([]Point, 5000)
+	for i := range pts {
+		pts[i] = Point{float64(i), float64(i%97) / 10}
+	}
+	l, err := Lines(LineSpec{Common: Common{ID: "big"}, Series: []XYSeries{{Name: "s", Points: pts}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := StaticOf(l)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(st.SVG) > 100000 || !strings.Contains(st.SVG, "<path") {
+		t.Errorf("5,000-point line: %d bytes of SVG", len(st.SVG))
+	}
+}
