@@ -30,9 +30,11 @@ type Static struct {
 // StaticStats counts the drawings of this process and the CPU-bound time they took (the
 // library's loading apart), for the cost reports of the notebooks and the tests.
 type StaticStats struct {
-	Charts int
-	Load   time.Duration // loading the library into the runtime (once)
-	Draw   time.Duration // drawing the charts, all together
+	Charts  int
+	Load    time.Duration // loading the library into the runtime (once), wall time
+	Draw    time.Duration // drawing the charts, all together, wall time
+	LoadCPU time.Duration // the same as CPU time of the drawing thread (Linux; 0 elsewhere)
+	DrawCPU time.Duration
 }
 
 var ssr struct {
@@ -114,6 +116,8 @@ func loadSSR() error {
 		return ssr.err
 	}
 	t0 := time.Now()
+	cpu := threadCPU()
+	defer func() { ssr.stats.LoadCPU += cpu() }()
 	vm := goja.New()
 	if _, err := vm.RunString(ssrPrelude); err != nil {
 		ssr.err = fmt.Errorf("charts: static renderer prelude: %w", err)
@@ -140,7 +144,8 @@ func StaticStatsSoFar() StaticStats {
 }
 
 // logStats appends this process's totals so far to the file named by DASHLAB_STATIC_LOG,
-// when set ("pid charts load_ms draw_ms" a line; a process's last line is its total):
+// when set ("pid charts load_ms draw_ms load_cpu_ms draw_cpu_ms" a line, wall then CPU
+// time; a process's last line is its total):
 // how docker/README.md measures what the static images cost a notebook, cell by cell.
 func logStats() {
 	path := os.Getenv("DASHLAB_STATIC_LOG")
@@ -152,7 +157,8 @@ func logStats() {
 		return
 	}
 	defer f.Close()
-	fmt.Fprintf(f, "%d %d %.1f %.1f\n", os.Getpid(), ssr.stats.Charts, ssr.stats.Load.Seconds()*1e3, ssr.stats.Draw.Seconds()*1e3)
+	fmt.Fprintf(f, "%d %d %.1f %.1f %.1f %.1f\n", os.Getpid(), ssr.stats.Charts, ssr.stats.Load.Seconds()*1e3, ssr.stats.Draw.Seconds()*1e3,
+		ssr.stats.LoadCPU.Seconds()*1e3, ssr.stats.DrawCPU.Seconds()*1e3)
 }
 
 // chartSize reads a chart element's width and height in px from its style ("width:900px;
@@ -182,6 +188,7 @@ func drawStatic(body, style string) (Static, error) {
 		return Static{}, err
 	}
 	t0 := time.Now()
+	cpu := threadCPU()
 	draw, ok := goja.AssertFunction(ssr.vm.Get("__dashlabDraw"))
 	if !ok {
 		return Static{}, errors.New("charts: static renderer not loaded")
@@ -189,6 +196,7 @@ func drawStatic(body, style string) (Static, error) {
 	body = useStrictRE().ReplaceAllString(body, "")
 	v, err := draw(goja.Undefined(), ssr.vm.ToValue(body), ssr.vm.ToValue(w), ssr.vm.ToValue(h))
 	ssr.stats.Draw += time.Since(t0)
+	ssr.stats.DrawCPU += cpu()
 	if err != nil {
 		return Static{}, fmt.Errorf("charts: drawing the static image: %w", err)
 	}
