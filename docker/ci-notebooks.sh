@@ -13,8 +13,8 @@
 #      (run-notebooks.sh -r/-p --no-code): the values are set and said, the code left out; a
 #      name the parameters cell does not declare fails
 #  3c. the shared-notebook checks of docker/nbcheck.py, in headless Chromium:
-#      (a) every executed notebook reopened untrusted in JupyterLab 4 and Notebook 7 shows
-#          every chart; (b) every exported page with JavaScript disabled shows every chart,
+#      (a) executed notebooks (CHECK_LAB: 00, 05, 99) reopened untrusted in JupyterLab 4 and
+#          Notebook 7 show every chart; (b) every exported page with JavaScript disabled shows every chart,
 #          and a page without its static images must fail (negative control); (c) every
 #          notebook rendered with its scripts stripped shows every chart; (d) nbconvert's
 #          webpdf export (Debian's chromium) of every notebook shows every chart; (e) Run
@@ -129,7 +129,14 @@ nbcheck() { # nbcheck ARGS...: docker/nbcheck.py, GoNB's and Jupyter's logs kept
   grep -v -e '^I1' -e 'Debugger warning' -e 'frozen modules' "$log" | tail -n 30
   return 1
 }
-check_lab() { nbcheck lab "$executed"/*.ipynb; }
+# (a) on a few notebooks (each takes a JupyterLab and a Notebook 7 page, 20-30 s on a loaded
+# machine): the overview, the one with the most charts, and the one with a slider of its own.
+CHECK_LAB=${CHECK_LAB-00-overview 05-throughput-latency 99-design-your-own}
+check_lab() {
+  local n list=()
+  for n in $CHECK_LAB; do list+=("$executed/$n.ipynb"); done
+  nbcheck lab "${list[@]}"
+}
 check_nojs() {
   local nb rc=0 page
   for nb in "$executed"/*.ipynb; do
