@@ -131,8 +131,14 @@ def collect(page, seen, scroller=None, steps=400):
         if scroller is None:
             return
         pos = page.evaluate(f"""() => {{ const s = document.querySelector({json.dumps(scroller)}); if (!s) return -2;
-            s.scrollBy(0, Math.max(200, s.clientHeight * 0.6)); return Math.round(s.scrollTop); }}""")
-        if pos == last:
+            s.scrollBy(0, Math.max(200, s.clientHeight * 0.6));
+            return s.scrollTop + s.clientHeight >= s.scrollHeight - 2 ? -1 : Math.round(s.scrollTop); }}""")
+        if pos == -1 or (pos == last and pos != 0):
+            # at the end: one more look once the last cells have drawn
+            time.sleep(1.0)
+            for i in page.evaluate(IMAGES_JS):
+                if i["alt"] and (i["alt"] not in seen or seen[i["alt"]][1] == 0):
+                    seen[i["alt"]] = (i["natural"], i["shown"], i["h"], svg_shapes(i["src"]))
             return
         last = pos
         time.sleep(0.3)
@@ -209,9 +215,16 @@ def check_lab(notebooks):
                     page = b.new_page(viewport={"width": 1280, "height": 1000})
                     page.goto(j.url(path))
                     page.wait_for_selector(".jp-Notebook .jp-Cell", timeout=120000)
+                    # the first outputs drawn (a loaded machine takes seconds to lay them out)
+                    page.wait_for_selector(".jp-OutputArea-output", state="attached", timeout=120000)
                     page.wait_for_timeout(2000)
                     seen = {}
-                    collect(page, seen, ".jp-WindowedPanel-outer")
+                    for _ in range(3):  # a windowed notebook draws cells as they come into view
+                        collect(page, seen, ".jp-WindowedPanel-outer")
+                        if all(w in seen and seen[w][0] > 0 for w in want):
+                            break
+                        page.evaluate("() => { const s = document.querySelector('.jp-WindowedPanel-outer'); if (s) s.scrollTop = 0; }")
+                        page.wait_for_timeout(2000)
                     canvases = page.evaluate("() => document.querySelectorAll('.jp-OutputArea canvas').length")
                     scripts_ran = page.evaluate("() => document.querySelectorAll('.jp-OutputArea .dashlab-live').length")
                     if canvases or scripts_ran:
