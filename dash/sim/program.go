@@ -92,7 +92,8 @@ type programBuilder struct {
 	// same few shapes in every layer, and a serving run for the same ones
 	// in many passes.
 	predicted map[gpu.Op][2]unit.Duration
-	opsHint   int // operators of the last program built
+	opsHint   int  // operators of the last program built
+	noCopy    bool // build every layer (tests: copies equal what building gives)
 	// decodeAttn caches the decode kernels' timing by attended span (their
 	// only varying field within a run).
 	decodeAttn map[int][2]unit.Duration
@@ -270,8 +271,26 @@ func (b *programBuilder) buildShape(sh shape) pass {
 	}
 	p.ops = append(p.ops, embed)
 	p.attnIdx = make([]int, m.NumLayers)
+	// A layer whose weights equal an earlier one's runs the same operators
+	// but for its kernel (balanced routing selects the same experts in
+	// every layer): its block is copied (the models repeat one layer 48 to
+	// 94 times), and so is its signature.
+	copyable := !b.random && (b.part == nil || b.part.Experts == nil) && !b.noCopy
+	firstOf := map[dash.LayerWeights]int{}
+	src := make([]int, m.NumLayers)
 	for i := range m.NumLayers {
 		lw := b.layers[i]
+		src[i] = -1
+		if copyable {
+			same := lw
+			same.Layer = 0
+			if k, ok := firstOf[same]; ok {
+				src[i] = k
+				b.copyLayer(&p, k, i, sh.kernel(i))
+				continue
+			}
+			firstOf[same] = i
+		}
 		p.ops = append(p.ops, b.norm(i, tokens, hidden, lw.Norms, ClassNorm))
 		early := lw.MoE && b.lookahead
 		var extraN int
@@ -318,9 +337,47 @@ func (b *programBuilder) buildShape(sh shape) pass {
 	}
 	b.opsHint = len(p.ops)
 	p.layerSig = make([]uint64, m.NumLayers)
+	b.staticSigs(&p, src)
 	b.sign(&p)
 	p.tailSig = b.signature(p.ops[p.layerEnd[len(p.layerEnd)-1]+1:]) ^ uint64(sh.sampled)
 	return p
+}
+
+// copyLayer appends layer i as a copy of layer k's operators, with its own
+// kernel.
+func (b *programBuilder) copyLayer(p *pass, k, i int, kernel opSpec) {
+	start := 1
+	if k > 0 {
+		start = p.layerEnd[k-1] + 1
+	}
+	base := len(p.ops)
+	p.ops = append(p.ops, p.ops[start:p.layerEnd[k]+1]...)
+	for q := base; q < len(p.ops); q++ {
+		p.ops[q].layer = i
+	}
+	p.attnIdx[i] = base + p.attnIdx[k] - start
+	p.ops[p.attnIdx[i]] = kernel
+	p.layerEnd = append(p.layerEnd, len(p.ops)-1)
+}
+
+// staticSigs computes the signature of each layer's operators other than
+// its attention kernel; a layer copied from layer src[i] (>= 0) shares it.
+func (b *programBuilder) staticSigs(p *pass, src []int) {
+	p.staticSig = make([]uint64, len(p.layerEnd))
+	start := 1
+	for i, end := range p.layerEnd {
+		if src != nil && src[i] >= 0 {
+			p.staticSig[i] = p.staticSig[src[i]]
+			start = end + 1
+			continue
+		}
+		k := p.attnIdx[i]
+		kernel := p.ops[k]
+		p.ops[k] = opSpec{class: ClassAttention, layer: i}
+		p.staticSig[i] = b.signature(p.ops[start : end+1])
+		p.ops[k] = kernel
+		start = end + 1
+	}
 }
 
 // sign computes the layer signatures of p: the signature of the operators
@@ -328,16 +385,7 @@ func (b *programBuilder) buildShape(sh shape) pass {
 // kernel's.
 func (b *programBuilder) sign(p *pass) {
 	if p.staticSig == nil {
-		p.staticSig = make([]uint64, len(p.layerEnd))
-		start := 1
-		for i, end := range p.layerEnd {
-			k := p.attnIdx[i]
-			kernel := p.ops[k]
-			p.ops[k] = opSpec{class: ClassAttention, layer: i}
-			p.staticSig[i] = b.signature(p.ops[start : end+1])
-			p.ops[k] = kernel
-			start = end + 1
-		}
+		b.staticSigs(p, nil)
 	}
 	for i, k := range p.attnIdx {
 		p.layerSig[i] = p.staticSig[i] ^ (b.signature(p.ops[k:k+1]) * 0x9e3779b97f4a7c15)
