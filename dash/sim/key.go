@@ -51,11 +51,23 @@ func (k *keyer) count(v int64) {
 	k.cnt[n] = v
 }
 
-func (k *keyer) uses() kinds             { return allKinds }
-func (k *keyer) plain(v int64) int64     { k.put(v); return v }
-func (k *keyer) instant(v int64) int64   { k.put(max(0, v-k.now)); return v }
-func (k *keyer) opInstant(v int64) int64 { k.put(max(0, v-k.now)); return v }
-func (k *keyer) stat(v int64) int64      { k.count(v); return v }
+func (k *keyer) uses() kinds           { return allKinds }
+func (k *keyer) plain(v int64) int64   { k.put(v); return v }
+func (k *keyer) instant(v int64) int64 { k.put(max(0, v-k.now)); return v }
+
+// opInstant: an operator's start and the end of its compute. Within a pass
+// they are left out: the compute's end is read only once the operator's
+// data have all arrived (finishOp), which no periodic jump reaches (every
+// stream keeps a period's worth unissued), and a jump leaves them as they
+// are; so a long operator streaming its data repeats its state while its
+// compute's end draws nearer. Layer keys hold their distance from now.
+func (k *keyer) opInstant(v int64) int64 {
+	if k.layer {
+		k.put(max(0, v-k.now))
+	}
+	return v
+}
+func (k *keyer) stat(v int64) int64 { k.count(v); return v }
 
 func (k *keyer) streamID(v int64) int64 {
 	if k.layer && v >= 0 {
@@ -124,5 +136,5 @@ func (k *keyer) key(e *engine, layer bool) {
 	// Events in (time, sequence) order, which the key needs (without the
 	// sequence numbers): a sorted queue is still a valid heap.
 	sortEvents(e.q)
-	e.walk(walker{k, allKinds})
+	e.walk(walker{v: k, uses: allKinds})
 }

@@ -1,5 +1,7 @@
 package sim
 
+import "slices"
+
 // The state walk.
 //
 // The exact shortcuts (jump.go) need three things of the engine's state:
@@ -25,9 +27,11 @@ const (
 	// instant is an absolute time. Keys hold its distance from now (a
 	// horizon in the past acts as now); every time shift moves it.
 	instant
-	// opInstant is a time of an operator's own. Keys hold its distance from
-	// now; it moves only with its operator (when layers are skipped): a
-	// periodic jump happens while the operator runs, which its times keep.
+	// opInstant is a time of an operator's own. Layer keys hold its
+	// distance from now, keys within a pass leave it out (it is read only
+	// once the operator's data have all arrived, beyond any periodic jump);
+	// it moves only with its operator (when layers are skipped): a periodic
+	// jump happens while the operator runs, which its times keep.
 	opInstant
 	// streamID names a stream (negative: none). At layer boundaries keys
 	// name it by its position among the active streams.
@@ -103,10 +107,14 @@ func (f kindFunc) stat(v int64) int64       { return f(stat, v) }
 type walker struct {
 	v    visitor
 	uses kinds
+	// waveRuns walks the data registers as runs of equal waves (see
+	// walkWaveRuns): set by the engine's walk when the read pipeline is
+	// unbounded, where their number steers nothing.
+	waveRuns bool
 }
 
 // walkerOf prepares v for a walk.
-func walkerOf(v visitor) walker { return walker{v, v.uses()} }
+func walkerOf(v visitor) walker { return walker{v: v, uses: v.uses()} }
 
 // integer is what the state's integer fields are built on.
 type integer interface {
@@ -190,6 +198,7 @@ func visitLen(w walker, n int) {
 // or prefetches; idle ones are left out).
 func (e *engine) walk(w walker) {
 	lo, hi := e.pc, e.maxOp // the operators in flight, whatever v does to pc and maxOp
+	w.waveRuns = e.cfg.readWaves == 0
 	visitInstant(w, &e.now)
 	visitOp(w, &e.pc)
 	visitOp(w, &e.maxOp)
@@ -279,9 +288,15 @@ func (s *hbfStack) walk(w walker) {
 	}
 	visitBool(w, &s.programActive)
 	visitInstant(w, &s.arrayUntil)
-	for _, waves := range [][][]seg{s.sensing, s.dataReg} {
-		visitLen(w, len(waves))
-		for _, wave := range waves {
+	visitLen(w, len(s.sensing))
+	for _, wave := range s.sensing {
+		walkSegs(w, wave)
+	}
+	if w.waveRuns {
+		walkWaveRuns(w, &s.dataReg)
+	} else {
+		visitLen(w, len(s.dataReg))
+		for _, wave := range s.dataReg {
 			walkSegs(w, wave)
 		}
 	}
@@ -322,6 +337,67 @@ func (r *readRun) walk(w walker) {
 func (s *seg) walk(w walker) {
 	visitStream(w, &s.stream)
 	visitPlain(w, &s.bytes)
+}
+
+// walkWaveRuns visits a list of page waves as maximal runs of equal waves:
+// the number of runs (plain), then each run's length (remaining) and its
+// wave, once. With an unbounded read pipeline (the paper reading) every
+// wave of an operator is sensed at once, and hundreds of identical ones
+// wait in the data registers while the TSV drains them one by one; walked
+// wave by wave, that backlog made every state differ from the one a wave
+// earlier, so no period was ever found. As a run, it is a counter that
+// drains by one wave a period, which a periodic jump advances (stopping
+// short of its end, like every remaining counter); nothing but its end
+// (the array programs only once the registers are empty) depends on its
+// length when the pipeline is unbounded. What a visitor does to a run's
+// wave is done to every wave of the run, and a run whose length it changes
+// gains or loses waves (all equal, so which ones does not matter).
+func walkWaveRuns(w walker, p *[][]seg) {
+	ws := *p
+	runs := 0
+	for i := 0; i < len(ws); runs++ {
+		i = runEnd(ws, i)
+	}
+	visitLen(w, runs)
+	var rebuilt [][]seg
+	resized := false
+	for i := 0; i < len(ws); {
+		j := runEnd(ws, i)
+		n := int64(j - i)
+		visitRemaining(w, &n)
+		walkSegs(w, ws[i])
+		for k := i + 1; k < j; k++ {
+			if !slices.Equal(ws[k], ws[i]) {
+				copy(ws[k], ws[i])
+			}
+		}
+		if n != int64(j-i) && !resized {
+			resized = true
+			rebuilt = append(make([][]seg, 0, len(ws)), ws[:i]...)
+		}
+		if resized {
+			for k := range max(0, n) {
+				if k < int64(j-i) {
+					rebuilt = append(rebuilt, ws[i+int(k)])
+				} else {
+					rebuilt = append(rebuilt, slices.Clone(ws[i]))
+				}
+			}
+		}
+		i = j
+	}
+	if resized {
+		*p = rebuilt
+	}
+}
+
+// runEnd is the end of the run of waves equal to ws[i].
+func runEnd(ws [][]seg, i int) int {
+	j := i + 1
+	for j < len(ws) && slices.Equal(ws[j], ws[i]) {
+		j++
+	}
+	return j
 }
 
 func walkSegs(w walker, ss []seg) {
