@@ -63,7 +63,7 @@ var outputCases = []struct {
 			"hbf":     "stack,sense_busy_ns,prog_busy_ns,waves,programs,tsv_busy_ns,tsv_bytes",
 			"classes": "phase,class,ops,time_ns,compute_ns,overhead_ns,stall_ns",
 		}},
-	{args: []string{"reproduce", "--only", "table2."}, header: map[string]string{"": "id,unit,section,paper,simulated,deviation,tolerance,pass,reading,detail"}},
+	{args: []string{"reproduce", "--only", "table2.", "--no-cache"}, header: map[string]string{"": "id,unit,section,paper,simulated,deviation,tolerance,pass,reading,detail"}},
 	{args: []string{"models"}, header: map[string]string{"": "id,name,attention,layers,moe_layers,routed_experts,shared_experts,top_k,router,checkpoint,params_b,active_params_b,weights_gb,expert_share_pct,bytes_per_expert,kv_bytes_per_token_per_layer,kv_bytes_per_token,max_context,lookahead_eligible"}},
 	{args: []string{"systems"}, header: map[string]string{"": "id,name,topology,pairs,path_gpu_hbm,path_gpu_hbf,path_hbm_hbf,hbm_capacity_bytes,hbf_capacity_bytes,gpu_facing_links,links,pair_family"}},
 	{args: []string{"cost", "--r", "1,2", "--delta", "0,2", "--pairs", "2"}, header: map[string]string{

@@ -18,14 +18,15 @@ func init() {
 	register(&command{name: "reproduce", summary: "run the engine behind every number the paper publishes and compare", run: runReproduce})
 }
 
-func runReproduce(args []string, _ io.Reader, stdout, stderr io.Writer) error {
-	fs := newFlags("reproduce", "reproduce [--only PREFIX] [--format table|json|csv] [--perf] [--workers N] [--out DIR] [--quiet]", stderr)
+func runReproduce(args []string, _ io.Reader, stdout, stderr io.Writer) (err error) {
+	fs := newFlags("reproduce", "reproduce [--only PREFIX] [--format table|json|csv] [--perf] [--workers N] [--out DIR] [--quiet] [--no-cache]", stderr)
 	only := fs.String("only", "", "reproduce only the ids that start with PREFIX (e.g. fig9, table2.)")
 	format := fs.String("format", "table", "output format: table, json or csv (one row per paper id)")
 	perf := fs.Bool("perf", false, "with --format json: add each group's wall time (elapsed_s), which differs from run to run")
 	workers := fs.Int("workers", 0, "simulations run at once (0: one per CPU)")
 	out := fs.String("out", "", "also write the HTML report, DIR/index.html: every figure, the full table and the timings, one offline page")
 	quiet := fs.Bool("quiet", false, "no progress on stderr (shown after two seconds otherwise)")
+	noCache := fs.Bool("no-cache", false, "recompute, neither reading nor storing the result cache (a second run of the same command with the same binary prints the stored output; 'dashlab cache clear' empties it)")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -37,6 +38,14 @@ func runReproduce(args []string, _ io.Reader, stdout, stderr io.Writer) error {
 	}
 	if err := checkWorkers(*workers); err != nil {
 		return err
+	}
+	var cache *reproduceCache
+	if !*noCache {
+		cache = openReproduceCache(args, stderr)
+		if cache.replay(*out, stdout, stderr) {
+			return nil
+		}
+		stdout = cache.record(stdout)
 	}
 	defer limitMemory()()
 	start := time.Now()
@@ -62,7 +71,9 @@ func runReproduce(args []string, _ io.Reader, stdout, stderr io.Writer) error {
 			return errors.Join(err, fmt.Errorf("writing the report: %w", rerr))
 		}
 		fmt.Fprintf(stderr, "dashlab reproduce: wrote %s\n", path)
+		cache.addFile(path)
 	}
+	defer func() { cache.store(err, time.Since(start)) }()
 	switch *format {
 	case "json":
 		if rep.Rows == nil {
