@@ -96,6 +96,12 @@ func (l *kvLedger) writingBack() bool {
 // current step's attention runs (its own writeback is still in HBM).
 func (l *kvLedger) hbfTokens(i int) int { return l.before[i] }
 
+// sameAsPrev reports whether layer i's decode KV sits as layer i-1's does
+// in the current step (as many tokens in HBF, as many written back).
+func (l *kvLedger) sameAsPrev(i int) bool {
+	return l.before[i] == l.before[i-1] && l.waves[i] == l.waves[i-1]
+}
+
 // writeback is the bytes of layer i written back in the current step.
 func (l *kvLedger) writeback(i int) unit.Bytes {
 	return unit.Bytes(l.waves[i]*l.waveTokens) * l.token

@@ -92,8 +92,10 @@ type programBuilder struct {
 	// same few shapes in every layer, and a serving run for the same ones
 	// in many passes.
 	predicted map[gpu.Op][2]unit.Duration
-	opsHint   int  // operators of the last program built
-	noCopy    bool // build every layer (tests: copies equal what building gives)
+	opsHint   int // operators of the last program built
+	// sameSpan[i]: layer i attends over the same span as layer i-1.
+	sameSpan []bool
+	noCopy   bool // build every layer (tests: copies equal what building gives)
 	// decodeAttn caches the decode kernels' timing by attended span (their
 	// only varying field within a run).
 	decodeAttn map[int][2]unit.Duration
@@ -135,6 +137,10 @@ func newProgramBuilder(e dash.Experiment) *programBuilder {
 		b.wdt = gpu.FP8
 	case dash.LayoutINT8Mixed:
 		b.wdt = gpu.INT8
+	}
+	b.sameSpan = make([]bool, m.NumLayers)
+	for i := 1; i < m.NumLayers; i++ {
+		b.sameSpan[i] = m.SameAttentionSpan(i-1, i)
 	}
 	b.random = e.Workload().Routing.EffectiveKind() != dash.RoutingBalanced
 	b.launchOnly = e.Execution().LaunchOnlyOverhead
@@ -387,8 +393,12 @@ func (b *programBuilder) sign(p *pass) {
 	if p.staticSig == nil {
 		b.staticSigs(p, nil)
 	}
+	var kernelSig uint64
 	for i, k := range p.attnIdx {
-		p.layerSig[i] = p.staticSig[i] ^ (b.signature(p.ops[k:k+1]) * 0x9e3779b97f4a7c15)
+		if i == 0 || !sameKernel(p.ops[k], p.ops[p.attnIdx[i-1]]) {
+			kernelSig = b.signature(p.ops[k : k+1])
+		}
+		p.layerSig[i] = p.staticSig[i] ^ (kernelSig * 0x9e3779b97f4a7c15)
 	}
 }
 
@@ -396,6 +406,12 @@ func (b *programBuilder) sign(p *pass) {
 // tokens: only the attention kernels depend on it.
 func (b *programBuilder) setContext(p *pass, ctx, step int) {
 	for i, k := range p.attnIdx {
+		if i > 0 && b.sameSpan[i] && (b.kv == nil || b.kv.sameAsPrev(i)) {
+			kernel := p.ops[p.attnIdx[i-1]] // the previous layer's, whose inputs it shares
+			kernel.layer = i
+			p.ops[k] = kernel
+			continue
+		}
 		p.ops[k] = b.attnKernel(i, true, ctx)
 	}
 	if b.random {

@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"bytes"
 	"encoding/binary"
 	"slices"
 
@@ -438,6 +439,12 @@ func (j *jumper) opEnded(int) bool {
 			sm.rec = &segRec{key: string(sm.buf), t: e.now, pc: pc, target: target, before: sm.before}
 			return false
 		}
+		if target == pc+1 && ch.n > 0 { // a kernel within a chain: does the chain repeat?
+			if npc, ok := j.repeatLayers(pc); ok {
+				pc = npc
+				continue
+			}
+		}
 		sm.hits++
 		ch.add(s, e.now, pc)
 		if s.end == nil {
@@ -475,6 +482,85 @@ type chain struct {
 	t0    Time
 	pc0   int
 	delta []int64 // reused to sum the increments when the pass ends
+	// seq is the chain's segments in order, marks the kernels it reached
+	// (the last few), for repeatLayers.
+	seq   []*segment
+	marks []chainMark
+}
+
+// chainMark is a kernel a chain reached: the memo key it was looked up by,
+// its layer and operator, and the chain's segments and duration before it.
+type chainMark struct {
+	key       []byte
+	layer, pc int
+	seq       int
+	d         Time
+}
+
+// maxChainMarks bounds the kernels remembered: a period of up to as many
+// layers is found.
+const maxChainMarks = 8
+
+// repeatLayers is the layer jump of a chain of replays. The kernel at
+// operator pc is about to be looked up by the key in the memo's buffer,
+// the chain not installed; if the chain reached a kernel of an earlier
+// layer by the same key (same state, same operators), the segments since
+// then are one period, and while the layers ahead repeat the period's
+// layers (layersAhead) the same lookups would replay the same segments:
+// whole periods are added to the chain at once, m x each segment, and the
+// kernel the chain stands before moves on by m periods. It reports the
+// operator the chain stands before, and whether it moved; otherwise it
+// remembers this kernel.
+func (j *jumper) repeatLayers(pc int) (int, bool) {
+	sm, p := j.segs, j.e.pass
+	c := &sm.chain
+	l := p.ops[pc].layer
+	for k := len(c.marks) - 1; k >= 0; k-- {
+		mk := c.marks[k]
+		if mk.layer >= l || !bytes.Equal(mk.key, sm.buf) {
+			continue
+		}
+		per, ops := l-mk.layer, pc-mk.pc
+		m := layersAhead(p.layerSig, l, per)
+		if m == 0 {
+			break
+		}
+		d, ok := unit.CheckedMul(Time(m), c.d-mk.d)
+		if !ok || d > MaxTime-c.d {
+			break
+		}
+		period := c.seq[mk.seq:]
+		for _, s := range period {
+			r := len(c.runs) - 1
+			for ; c.runs[r].s != s; r-- {
+			}
+			c.runs[r].m += int64(m)
+		}
+		c.n += m * len(period)
+		c.t0 += d
+		c.pc0 += m * ops
+		c.d += d
+		sm.hits += int64(m * len(period))
+		j.layers += int64(m * per)
+		c.marks = c.marks[:0]
+		return pc + m*ops, true
+	}
+	if len(c.marks) == maxChainMarks {
+		old := c.marks[0]
+		copy(c.marks, c.marks[1:])
+		c.marks[len(c.marks)-1] = old
+		c.marks = c.marks[:len(c.marks)-1]
+	}
+	n := len(c.marks)
+	if n < cap(c.marks) {
+		c.marks = c.marks[:n+1]
+	} else {
+		c.marks = append(c.marks, chainMark{})
+	}
+	mk := &c.marks[n]
+	mk.key = append(mk.key[:0], sm.buf...)
+	mk.layer, mk.pc, mk.seq, mk.d = l, pc, len(c.seq), c.d
+	return pc, false
 }
 
 // segRuns is a segment of a chain and how often it ran.
@@ -498,6 +584,7 @@ func (c *chain) add(s *segment, now Time, pc int) {
 	c.d += s.d
 	c.last = s
 	c.n++
+	c.seq = append(c.seq, s)
 }
 
 // flushChain advances the engine over the chain of replays: the clock and
@@ -530,7 +617,8 @@ func (j *jumper) flushChain() {
 		e.advanceBy(advance{dt: c.d, counters: statKinds, m: 1, to: c.delta})
 	}
 	clear(c.runs)
-	c.n, c.d, c.last, c.runs = 0, 0, nil, c.runs[:0]
+	clear(c.seq)
+	c.n, c.d, c.last, c.runs, c.seq, c.marks = 0, 0, nil, c.runs[:0], c.seq[:0], c.marks[:0]
 }
 
 // storeSegment ends the recording with the state it ends in (nil: the end
