@@ -7,6 +7,7 @@ import (
 	"math"
 
 	"github.com/dashlab/dashlab/dash/cluster"
+	"github.com/dashlab/dashlab/summary"
 )
 
 // clusterColor gives contender i the palette's i-th colour.
@@ -143,4 +144,26 @@ func trimF(x float64, d int) string {
 		return "—"
 	}
 	return fmt.Sprintf("%.*f", d, x)
+}
+
+// ClusterFigure draws one model's cluster study for the report: the
+// comparison (ClusterComparison), the external check beside its
+// simulation, and the study's cluster.* rows (simulated only).
+func ClusterFigure(s summary.ClusterStudy) (Figure, error) {
+	fig, err := ClusterComparison(s.Comparison, s.Model)
+	if err != nil {
+		return Figure{}, err
+	}
+	fig.Title = fmt.Sprintf("%s at cluster scale: DASH GPUs against HBM-only GPUs", ShortModelName(s.Model))
+	for _, c := range s.Checks {
+		fig.Tables = append(fig.Tables, HTMLTable("External check: "+c.Description,
+			[]string{"", "output tokens/s", "mean TPOT (ms)", "mean TTFT (s)", "duration (s)"},
+			[][]string{
+				{"published", trimF(c.PublishedTokS, 1), trimF(c.PublishedTPOTms, 2), trimF(c.PublishedTTFTs, 2), trimF(c.PublishedDurS, 2)},
+				{"simulated", trimF(c.SimulatedTokS, 1), trimF(c.SimulatedTPOTms, 2), trimF(c.SimulatedTTFTs, 2), trimF(c.SimulatedDurS, 2)},
+			}))
+		fig.Notes = append(fig.Notes, "Source of the external check: "+c.Source+".")
+	}
+	fig.Rows = s.Rows
+	return fig, nil
 }

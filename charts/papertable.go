@@ -70,6 +70,10 @@ func PaperTable(caption string, rows []summary.Row) template.HTML {
 				dev = "— (a bound)"
 			}
 		}
+		paper, tol := fmtPaper(r.Paper)+unit, "±"+fmtPaper(r.Tolerance)+unit
+		if r.SimulatedOnly {
+			paper, tol = "— (beyond the paper)", "—"
+		}
 		how := r.Detail
 		if r.Note != "" {
 			if how != "" {
@@ -80,10 +84,9 @@ func PaperTable(caption string, rows []summary.Row) template.HTML {
 		fmt.Fprintf(&b, `<tr data-status="%s">`, esc(string(st)))
 		fmt.Fprintf(&b, `<td style="%s"><code>%s</code></td>`, idStyle, strings.ReplaceAll(esc(r.ID), ".", ".<wbr>"))
 		fmt.Fprintf(&b, `<td style="%s;white-space:nowrap">%s</td>`, tdStyle, esc(r.Section))
-		fmt.Fprintf(&b, `<td style="%s">%s</td>`, numStyle, esc(fmtPaper(r.Paper)+unit))
+		fmt.Fprintf(&b, `<td style="%s">%s</td>`, numStyle, esc(paper))
 		fmt.Fprintf(&b, `<td style="%s">%s</td>`, numStyle, esc(sim))
 		fmt.Fprintf(&b, `<td style="%s">%s</td>`, numStyle, strings.ReplaceAll(esc(dev), "\n", "<br>"))
-		tol := "±" + fmtPaper(r.Tolerance) + unit
 		if r.AtMost != nil {
 			tol = "at most " + fmtPaper(*r.AtMost) + unit
 		}

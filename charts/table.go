@@ -123,7 +123,11 @@ func Table(caption string, rows []summary.Row) template.HTML {
 		fmt.Fprintf(&b, `<tr data-status="%s">`, esc(string(st)))
 		fmt.Fprintf(&b, `<td style="%s"><code>%s</code></td>`, tdStyle, esc(r.ID))
 		fmt.Fprintf(&b, `<td style="%s">%s</td>`, tdStyle, esc(r.Metric))
-		fmt.Fprintf(&b, `<td style="%s">%s</td>`, numStyle, esc(fmtNum(r.Paper, r.Unit)))
+		paper := fmtNum(r.Paper, r.Unit)
+		if r.SimulatedOnly {
+			paper, dev, tol = "—", "—", "—"
+		}
+		fmt.Fprintf(&b, `<td style="%s">%s</td>`, numStyle, esc(paper))
 		fmt.Fprintf(&b, `<td style="%s">%s</td>`, numStyle, esc(fmtNum(simulatedValue(r), r.Unit)))
 		fmt.Fprintf(&b, `<td style="%s">%s</td>`, numStyle, esc(strings.TrimSpace(dev)))
 		fmt.Fprintf(&b, `<td style="%s">%s</td>`, numStyle, esc(strings.TrimSpace(tol)))

@@ -36,6 +36,10 @@ type PaperEntry struct {
 	AtMost float64 `yaml:"at_most"`
 	// Note qualifies the number or the comparison.
 	Note string `yaml:"note"`
+	// SimulatedOnly marks a number dashlab computes beyond the paper, which
+	// publishes none to judge it by (cluster.*): it has no value, tolerance
+	// or bound, and its row is shown as simulated, never pass or fail.
+	SimulatedOnly bool `yaml:"simulated_only"`
 }
 
 // AbsTolerance is the allowed absolute deviation.
@@ -77,6 +81,8 @@ var paperEntries = sync.OnceValues(func() ([]PaperEntry, error) {
 			errs = append(errs, fmt.Errorf("paper.yaml: %s: negative tolerance", e.ID))
 		case e.AtMost < 0 || (e.AtMost > 0 && (e.Tolerance > 0 || e.TolerancePct > 0)):
 			errs = append(errs, fmt.Errorf("paper.yaml: %s: at_most must be positive and replaces the tolerance", e.ID))
+		case e.SimulatedOnly && (e.Value != 0 || e.Tolerance != 0 || e.TolerancePct != 0 || e.AtMost != 0):
+			errs = append(errs, fmt.Errorf("paper.yaml: %s: simulated_only has no value, tolerance or at_most", e.ID))
 		}
 		seen[e.ID] = true
 	}

@@ -34,6 +34,9 @@ type Row struct {
 	// WhatIf marks a value of an experiment that is not the paper's (its summary's
 	// WhatIf lists changes): shown beside the paper's number, not judged by it (Pass nil).
 	WhatIf bool `json:"what_if,omitempty"`
+	// SimulatedOnly marks a number beyond the paper, which publishes none
+	// (paper.yaml's simulated_only): Paper, Deviation and Pass are unset.
+	SimulatedOnly bool `json:"simulated_only,omitempty"`
 	// Metric says in words what a figure's row compares ("smallest checkpoint
 	// (Grok-1)"): a label the figure sets for its table, not part of the harness's output.
 	Metric string `json:"-"`
@@ -46,6 +49,8 @@ func (r Row) Status() Status {
 	switch {
 	case r.Simulated == nil:
 		return StatusNotSimulated
+	case r.SimulatedOnly:
+		return StatusSimulated
 	case r.WhatIf:
 		return StatusWhatIf
 	case r.Pass == nil:
@@ -117,6 +122,9 @@ const (
 	// StatusReported: a value shown beside a checked one without being
 	// checked itself (an id's value under the physical reading of t_R).
 	StatusReported Status = "reported"
+	// StatusSimulated: a number beyond the paper, simulated with nothing
+	// to judge it by (Row.SimulatedOnly).
+	StatusSimulated Status = "simulated"
 	// StatusWhatIf: a value of an experiment that is not the paper's (see
 	// WhatIf), shown beside the paper's number and not judged by it.
 	StatusWhatIf Status = "what-if"

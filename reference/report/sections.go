@@ -120,6 +120,17 @@ func energySection(p *charts.Page, rep reproduce.Report) error {
 	return figureTo(p)(charts.EnergyFigure(rep.Artifacts.Energy))
 }
 
+// clusterSection draws each cluster study (beyond the paper: DASH GPUs
+// against the HBM-only GPUs one would buy instead).
+func clusterSection(p *charts.Page, rep reproduce.Report) error {
+	for _, s := range rep.Artifacts.Cluster {
+		if err := figureTo(p)(charts.ClusterFigure(s)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 func enduranceSection(p *charts.Page, rep reproduce.Report) error {
 	if rep.Artifacts.Endurance == nil {
 		return nil

@@ -43,6 +43,9 @@ type Artifacts struct {
 	// Serving is the continuous-batching study behind Table III by reading of t_R
 	// (empty when the serving group did not run).
 	Serving map[dash.Reading]*serve.StudyResult
+	// Cluster holds the comparisons at cluster scale (beyond the paper), one
+	// per shipped comparison (empty when the cluster group did not run).
+	Cluster []summary.ClusterStudy
 	// GPU is the timing model's validation: its leave-one-out error per kind and judged
 	// rows, and with Options.Figures the held-out studies and predictions the report
 	// draws.

@@ -17,7 +17,8 @@ import (
 
 // entryRow is the row of a paper entry with no simulated value yet.
 func entryRow(e reference.PaperEntry) summary.Row {
-	r := summary.Row{ID: e.ID, Unit: e.Unit, Section: e.Section, Paper: e.Value, Tolerance: e.AbsTolerance(), Note: e.Note}
+	r := summary.Row{ID: e.ID, Unit: e.Unit, Section: e.Section, Paper: e.Value, Tolerance: e.AbsTolerance(), Note: e.Note,
+		SimulatedOnly: e.SimulatedOnly}
 	if e.AtMost > 0 {
 		bound := e.AtMost
 		r.AtMost = &bound
@@ -27,6 +28,11 @@ func entryRow(e reference.PaperEntry) summary.Row {
 
 // setSimulated records a simulated value in a row of entry e and judges it.
 func setSimulated(r *summary.Row, e reference.PaperEntry, x float64) {
+	if e.SimulatedOnly { // nothing to judge it by
+		sim := x
+		r.Simulated = &sim
+		return
+	}
 	sim, dev, pass := x, x-e.Value, e.Passes(x)
 	r.Simulated, r.Deviation, r.Pass = &sim, &dev, &pass
 }

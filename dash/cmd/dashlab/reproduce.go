@@ -92,7 +92,10 @@ func runReproduce(args []string, _ io.Reader, stdout, stderr io.Writer) (err err
 		for _, r := range rep.Rows {
 			sim, dev, pass := "", "", ""
 			if r.Simulated != nil {
-				sim, dev = csvFloat(*r.Simulated), csvFloat(*r.Deviation)
+				sim = csvFloat(*r.Simulated)
+			}
+			if r.Deviation != nil {
+				dev = csvFloat(*r.Deviation)
 			}
 			if r.Pass != nil {
 				pass = fmt.Sprint(*r.Pass)
@@ -106,8 +109,13 @@ func runReproduce(args []string, _ io.Reader, stdout, stderr io.Writer) (err err
 	for _, r := range rep.Rows {
 		sim, dev, pass := "not simulated yet", "", ""
 		if r.Simulated != nil {
-			sim, dev = num(*r.Simulated), signed(*r.Deviation)
-			pass = "reported"
+			sim, pass = num(*r.Simulated), "reported"
+			if r.Deviation != nil {
+				dev = signed(*r.Deviation)
+			}
+			if r.SimulatedOnly {
+				pass = "simulated"
+			}
 			if r.Pass != nil {
 				pass = map[bool]string{true: "PASS", false: "FAIL"}[*r.Pass]
 			}
@@ -116,12 +124,17 @@ func runReproduce(args []string, _ io.Reader, stdout, stderr io.Writer) (err err
 		if r.AtMost != nil { // a bound: any value up to it passes, the paper's is a reference
 			tol, dev = "<="+num(*r.AtMost), "(bound)"
 		}
-		t.add(r.ID, r.Unit, num(r.Paper), sim, dev, tol, pass)
+		paper := num(r.Paper)
+		if r.SimulatedOnly {
+			paper, tol = "-", "-"
+		}
+		t.add(r.ID, r.Unit, paper, sim, dev, tol, pass)
 	}
 	t.write(stdout)
 	simulated, passed, pending := rep.Summary()
-	fmt.Fprintf(stdout, "\n%d ids: %d simulated (%d pass, %d fail), %d not simulated yet; %d reported beside them (physical reading of t_R, not checked)\n",
-		len(rep.Rows)-rep.Reported(), simulated, passed, simulated-passed, pending, rep.Reported())
+	beyond := summary.Tally(rep.Rows)[summary.StatusSimulated]
+	fmt.Fprintf(stdout, "\n%d ids: %d simulated (%d pass, %d fail), %d not simulated yet, %d beyond the paper (simulated only, nothing to judge by); %d reported beside them (physical reading of t_R, not checked)\n",
+		len(rep.Rows)-rep.Reported(), simulated, passed, simulated-passed, pending, beyond, rep.Reported())
 	names := make([]string, 0, len(rep.Elapsed))
 	for n := range rep.Elapsed {
 		names = append(names, n)
