@@ -78,7 +78,11 @@ func NewNumbers(rows []summary.Row, paper ...float64) *Numbers {
 		if r.Simulated == nil || math.IsNaN(*r.Simulated) {
 			continue
 		}
-		for d := 1; d <= 4; d++ {
+		from := 1
+		if r.SimulatedOnly { // beyond the paper (ratios near 1): one decimal matches any prose
+			from = 2
+		}
+		for d := from; d <= 4; d++ {
 			k := strconv.FormatFloat(*r.Simulated, 'f', d, 64)
 			n.simulated[k] = append(n.simulated[k], r.ID)
 		}
