@@ -368,6 +368,9 @@ func (in *Instance) plan(s int, rows []sim.Row) (*plan, error) {
 		}
 		pl.part.Experts[l] = ll.loads[ll.straggler]
 		if ll.pairs == nil { // every GPU holds every token: one all-reduce of the partial outputs
+			for _, x := range ll.loads {
+				pl.local += int64(x.Rows)
+			}
 			pl.phases = append(pl.phases, phase{kind: phAllReduce, at: endAt, all: true,
 				sizes: []unit.Bytes{unit.Bytes(total) * unit.Bytes(hidden) * actBytes}})
 			continue
