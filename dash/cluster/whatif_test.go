@@ -25,7 +25,9 @@ func TestRandomWhatIfs(t *testing.T) {
 	for i := range n {
 		s := node(t, []string{"hgx-h200", "h100-pcie-8"}[r.IntN(2)]).WithNodes(2)
 		ic := &s.Interconnect
-		scale := func(x unit.BytesPerSecond) unit.BytesPerSecond { return unit.BytesPerSecond(float64(x) * (0.25 + 2*r.Float64())) }
+		scale := func(x unit.BytesPerSecond) unit.BytesPerSecond {
+			return unit.BytesPerSecond(float64(x) * (0.25 + 2*r.Float64()))
+		}
 		ic.ScaleUp.Link.Rate, ic.PCIe.Rate, ic.Network.Link.Rate = scale(ic.ScaleUp.Link.Rate), scale(ic.PCIe.Rate), scale(ic.Network.Link.Rate)
 		ic.CollectiveLatency = unit.Duration(r.IntN(20000))
 		p := layouts[r.IntN(len(layouts))]
