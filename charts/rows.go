@@ -12,7 +12,7 @@ import (
 
 // paperOf is the published value of a paper id among rows, NaN when rows have none.
 func paperOf(rows []summary.Row, id string) float64 {
-	if r, ok := summary.RowByID(rows, id); ok {
+	if r, ok := rowOf(rows, id); ok {
 		return r.Paper
 	}
 	return math.NaN()
@@ -21,9 +21,23 @@ func paperOf(rows []summary.Row, id string) float64 {
 // labelled returns the row of a paper id with its Metric set for a figure's table
 // (false when rows have none).
 func labelled(rows []summary.Row, id, metric string) (summary.Row, bool) {
-	r, ok := summary.RowByID(rows, id)
+	r, ok := rowOf(rows, id)
 	r.Metric = metric
 	return r, ok
+}
+
+// rowOf is the row of a paper id: its own, else one reporting it under a variant
+// (a figure drawn for one variant carries that variant's rows).
+func rowOf(rows []summary.Row, id string) (summary.Row, bool) {
+	if r, ok := summary.RowByID(rows, id); ok {
+		return r, true
+	}
+	for _, r := range rows {
+		if r.BaseID() == id {
+			return r, true
+		}
+	}
+	return summary.Row{}, false
 }
 
 // rowLabel names a paper id's row in a figure's table.

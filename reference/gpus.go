@@ -3,8 +3,6 @@ package reference
 import (
 	"embed"
 	"fmt"
-	"path"
-	"strings"
 	"sync"
 
 	"github.com/dashlab/dashlab/dash"
@@ -16,33 +14,21 @@ var gpuFiles embed.FS
 
 // gpuCatalogue decodes every file of reference/gpus once, on first use.
 var gpuCatalogue = sync.OnceValues(func() ([]gpu.Spec, error) {
-	entries, err := gpuFiles.ReadDir("gpus")
-	if err != nil {
-		return nil, err
-	}
-	var out []gpu.Spec
-	for _, e := range entries {
-		name := path.Join("gpus", e.Name())
-		data, err := gpuFiles.ReadFile(name)
-		if err != nil {
-			return nil, err
-		}
+	return readYAMLDir(gpuFiles, "gpus", func(name string, data []byte) (gpu.Spec, error) {
 		s, ok := lookupStored(storedGPUs, name, data)
 		if !ok {
 			if err := dash.DecodeStrictBytes(data, name, &s); err != nil {
-				return nil, err
+				return s, err
 			}
 		}
-		if want := strings.TrimSuffix(e.Name(), ".yaml"); s.ID != want {
-			return nil, fmt.Errorf("%s: id %q does not match the file name", name, s.ID)
-		}
 		if err := s.Validate(); err != nil {
-			return nil, fmt.Errorf("%s: %w", name, err)
+			return s, fmt.Errorf("%s: %w", name, err)
 		}
-		out = append(out, s)
-	}
-	return out, nil
+		return s, nil
+	}, gpuID)
 })
+
+func gpuID(s gpu.Spec) string { return s.ID }
 
 // GPUs returns the GPU catalogue (reference/gpus), ordered by id.
 func GPUs() ([]gpu.Spec, error) { return gpuCatalogue() }
@@ -50,11 +36,7 @@ func GPUs() ([]gpu.Spec, error) { return gpuCatalogue() }
 // GPUIDs lists the catalogue's GPU ids.
 func GPUIDs() []string {
 	specs, _ := gpuCatalogue()
-	ids := make([]string, len(specs))
-	for i, s := range specs {
-		ids[i] = s.ID
-	}
-	return ids
+	return idsOf(specs, gpuID)
 }
 
 // GPU returns the catalogue GPU with the given id.

@@ -25,9 +25,13 @@ type CoreCurvePoint struct {
 
 // Fig10Result is the offloading comparison.
 type Fig10Result struct {
-	// Model, Prompt and Output are the workload; GPU the engine's GPU.
-	Model, GPU     string
-	Prompt, Output int
+	// Model, Prompt and Output are the workload; GPU the engine's GPU; Host the
+	// host profile's name (a catalogue host id, or the directory of measured data).
+	Model, GPU, Host string
+	Prompt, Output   int
+	// Derived, for a host that was not measured, is how its layer times follow
+	// from the measured host's (nil for a measured host).
+	Derived *offload.Derivation
 	// Curve is Fig. 10(a), per batch over Fig10CoreCurve.
 	Curve []CoreCurvePoint
 	// Fits are the core-scaling models behind the modelled points.

@@ -1,5 +1,11 @@
 package summary
 
+import (
+	"strings"
+
+	"github.com/dashlab/dashlab/dash"
+)
+
 // Row compares one paper number with the engine.
 type Row struct {
 	// ID is the paper entry's id.
@@ -27,6 +33,12 @@ type Row struct {
 	// for ids computed under both: "paper" (checked) or "physical" (id suffix
 	// ".physical", reported, not checked).
 	Reading string `json:"reading,omitempty"`
+	// Variant, for a value reported beside a checked one that differs from it
+	// by something other than the reading of t_R, names what ("vm_host": Fig. 10
+	// on the measured host; "program_stack", "program_planes", "program_suspend":
+	// Fig. 12's stalls under a NAND program model). The id carries it as its
+	// last suffix (".vm_host"); Reading is then the reading it was computed under.
+	Variant string `json:"variant,omitempty"`
 	// Note is the paper entry's note.
 	Note string `json:"note,omitempty"`
 	// Detail says how the simulated value was obtained and, for a miss, the likely cause.
@@ -40,6 +52,37 @@ type Row struct {
 	// Metric says in words what a figure's row compares ("smallest checkpoint
 	// (Grok-1)"): a label the figure sets for its table, not part of the harness's output.
 	Metric string `json:"-"`
+}
+
+// Beside reports whether the row is reported beside a checked row of the same
+// paper id (another reading of t_R, or a variant) rather than being that row.
+func (r Row) Beside() bool {
+	return r.Variant != "" || (r.Reading != "" && r.Reading != dash.ReadingPaper.String())
+}
+
+// BaseID is the paper id a row reports: its id less the variant's and a
+// reported reading's suffixes.
+func (r Row) BaseID() string {
+	id := r.ID
+	if r.Variant != "" {
+		id = strings.TrimSuffix(id, "."+r.Variant)
+	}
+	if r.Reading != "" && r.Reading != dash.ReadingPaper.String() {
+		id = strings.TrimSuffix(id, "."+r.Reading)
+	}
+	return id
+}
+
+// Label names what a reported row differs by: its variant, else its reading
+// ("serial", "vm_host"), empty for a checked row.
+func (r Row) Label() string {
+	if !r.Beside() {
+		return ""
+	}
+	if r.Variant != "" {
+		return r.Variant
+	}
+	return r.Reading
 }
 
 // Status is the row's verdict, as the harness gave it: not simulated (no value),

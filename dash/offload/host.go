@@ -33,9 +33,13 @@ type HostProfile struct {
 	Name string
 	// Shape is the expert layer the CPU measurements ran.
 	Shape LayerShape
-	// CPU and Copies are the measurements.
+	// CPU and Copies are the measurements (for a derived host, the derived
+	// layer times and the measured host's copies).
 	CPU    []CPUPoint
 	Copies []CopyPoint
+	// Derived, when set, says the profile was not measured but derived from
+	// a measured host's by DeriveHost, and how.
+	Derived *Derivation
 }
 
 // LoadHostProfile reads cpu_expert.csv and h2d.csv from fsys. shape is the
@@ -168,7 +172,7 @@ type CPUTime struct {
 	// Latency is the median layer time.
 	Latency unit.Duration
 	// Modelled is true when the core count was not measured and the value
-	// comes from the core-scaling fit.
+	// comes from the core-scaling fit, and for every value of a derived host.
 	Modelled bool
 }
 
@@ -184,7 +188,7 @@ func (p *HostProfile) LayerTime(batch, cores int) (CPUTime, error) {
 	}
 	for _, c := range pts {
 		if c.Threads == cores {
-			return CPUTime{Latency: c.Median}, nil
+			return CPUTime{Latency: c.Median, Modelled: p.Derived != nil}, nil // a derived host measured nothing
 		}
 	}
 	f, err := p.Fit(batch)

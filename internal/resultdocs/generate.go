@@ -109,7 +109,7 @@ var groupNames = map[string]string{
 // summaryTable counts the verdicts per id group, in the rows' order.
 func summaryTable(rows []summary.Row) string {
 	var b strings.Builder
-	b.WriteString("| ids | what | pass | FAIL | not simulated yet | reported (other readings of t_R) | simulated only (beyond the paper) |\n| --- | --- | --- | --- | --- | --- | --- |\n")
+	b.WriteString("| ids | what | pass | FAIL | not simulated yet | reported beside them (other readings of t_R, variants) | simulated only (beyond the paper) |\n| --- | --- | --- | --- | --- | --- | --- |\n")
 	total := map[summary.Status]int{}
 	var order []string
 	counts := map[string]map[summary.Status]int{}

@@ -6,7 +6,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/dashlab/dashlab/dash"
 	"github.com/dashlab/dashlab/reference"
 	"github.com/dashlab/dashlab/summary"
 )
@@ -60,7 +59,7 @@ func TestGoldenIsOfPaperYAML(t *testing.T) {
 	}
 	var got []string
 	for _, r := range rows {
-		if r.Reading == "" || r.Reading == dash.ReadingPaper.String() {
+		if !r.Beside() {
 			got = append(got, r.ID)
 		}
 	}
@@ -72,12 +71,12 @@ func TestGoldenIsOfPaperYAML(t *testing.T) {
 		byID[e.ID] = e
 	}
 	for _, r := range rows {
-		e := byID[strings.TrimSuffix(r.ID, "."+r.Reading)]
+		e := byID[r.BaseID()]
 		if r.Paper != e.Value || r.Unit != e.Unit || r.Section != e.Section || r.Tolerance != e.AbsTolerance() || r.Note != e.Note ||
 			(r.AtMost == nil) != (e.AtMost == 0) {
 			t.Errorf("%s: paper %v %s (%s, ±%v), paper.yaml %v %s (%s, ±%v)", r.ID, r.Paper, r.Unit, r.Section, r.Tolerance, e.Value, e.Unit, e.Section, e.AbsTolerance())
 		}
-		checked := r.Reading == "" || r.Reading == dash.ReadingPaper.String()
+		checked := !r.Beside()
 		switch {
 		case r.Simulated == nil:
 		case e.SimulatedOnly: // beyond the paper: never a verdict

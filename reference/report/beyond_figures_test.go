@@ -7,35 +7,49 @@ import (
 
 	"github.com/dashlab/dashlab/charts"
 	"github.com/dashlab/dashlab/dash"
+	"github.com/dashlab/dashlab/dash/offload"
 	"github.com/dashlab/dashlab/reference"
 	"github.com/dashlab/dashlab/reference/reproduce"
 	"github.com/dashlab/dashlab/summary"
 )
 
 func TestFig10Figure(t *testing.T) {
-	host, err := reference.HostOffload()
+	paper, err := reference.Host(reference.PaperHost)
 	if err != nil {
 		t.Fatal(err)
 	}
-	f, err := reproduce.Fig10Study(host, reproduce.OffloadOptions{Model: reproduce.Fig10Model, Batches: []int{1, 64},
+	measured, err := reference.Host(reference.MeasuredHost)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fs, err := reproduce.Fig10Studies([]*offload.HostProfile{paper, measured}, reproduce.OffloadOptions{Model: reproduce.Fig10Model, Batches: []int{1, 64},
 		Prompt: 1024, Output: 16, Cores: []int{32}, Reading: dash.ReadingPaper})
 	if err != nil {
 		t.Fatal(err)
 	}
-	fig, err := charts.Fig10(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(fig.Charts) != 3 || len(fig.Rows) != 4 {
-		t.Fatalf("%d charts, %d rows", len(fig.Charts), len(fig.Rows))
-	}
-	want := math.Min(f.Evaluations[0].Slowdown(f.Evaluations[0].Hybrid), f.Evaluations[1].Slowdown(f.Evaluations[1].Hybrid))
-	if r := fig.Rows[0]; r.ID != "fig10.hybrid_slowdown_vs_dash.min" || r.Simulated == nil || *r.Simulated != want || r.Status() != summary.StatusWhatIf {
-		t.Errorf("row %+v, want simulated %g, a what-if (two batch sizes, 16 output tokens)", r, want)
-	}
-	html, err := fig.HTML()
-	if err != nil || !strings.Contains(string(html), "modelled") || !strings.Contains(string(html), "Paper: Hybrid 8.22-12.32x") {
-		t.Errorf("html: %v", err)
+	for i, f := range fs {
+		fig, err := charts.Fig10(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		charts, id := 3, "fig10.hybrid_slowdown_vs_dash.min.vm_host" // the measured host: a variant, its 16 measured cores drawn too
+		if i == 0 {
+			charts, id = 2, "fig10.hybrid_slowdown_vs_dash.min"
+		}
+		if len(fig.Charts) != charts || len(fig.Rows) != 4 {
+			t.Fatalf("%s: %d charts, %d rows", f.Host, len(fig.Charts), len(fig.Rows))
+		}
+		want := math.Min(f.Evaluations[0].Slowdown(f.Evaluations[0].Hybrid), f.Evaluations[1].Slowdown(f.Evaluations[1].Hybrid))
+		if r := fig.Rows[0]; r.ID != id || r.Simulated == nil || *r.Simulated != want || r.Status() != summary.StatusWhatIf {
+			t.Errorf("%s: row %+v, want %s simulated %g, a what-if (two batch sizes, 16 output tokens)", f.Host, r, id, want)
+		}
+		html, err := fig.HTML()
+		if err != nil || !strings.Contains(string(html), "modelled") || !strings.Contains(string(html), "Paper: Hybrid 8.22-12.32x") {
+			t.Errorf("%s html: %v", f.Host, err)
+		}
+		if derived := strings.Contains(string(html), "derived, not measured"); derived != (i == 0) {
+			t.Errorf("%s: marked derived %v", f.Host, derived)
+		}
 	}
 	if _, err := charts.Fig10(nil); err == nil {
 		t.Error("nil results drew a figure")

@@ -103,7 +103,13 @@ func fig10Section(p *charts.Page, rep reproduce.Report) error {
 	if f == nil {
 		return nil
 	}
-	return figureTo(p)(charts.Fig10(f))
+	if err := figureTo(p)(charts.Fig10(f)); err != nil {
+		return err
+	}
+	if m := rep.Artifacts.Fig10Measured; m != nil { // the measured host's, reported beside the checked values
+		return figureTo(p)(charts.Fig10(m))
+	}
+	return nil
 }
 
 func costSection(p *charts.Page, rep reproduce.Report) error {

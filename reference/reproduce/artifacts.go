@@ -30,6 +30,10 @@ type Artifacts struct {
 	// Fig10 is the CPU-GPU offloading comparison by reading of t_R of the engine's
 	// DASH runs.
 	Fig10 map[dash.Reading]*summary.Fig10Result
+	// Fig10Measured is the comparison on the host the offload primitives were
+	// measured on (reference.MeasuredHost), under the paper reading; Fig10's
+	// checked values use the paper's Xeon, derived from it.
+	Fig10Measured *summary.Fig10Result
 	// Cost is the capacity-per-cost grid and pair scaling (nil when not
 	// run).
 	Cost *summary.CostResult

@@ -49,9 +49,9 @@ type OffloadOptions struct {
 
 // offloadStudy runs the engine's DASH (as in Fig. 9: lookahead where the
 // router allows) for the model at each batch and evaluates the offloading
-// alternatives with the host measurements at each core cap: one evaluation
-// list per cap, in the order of o.Cores.
-func offloadStudy(host *offload.HostProfile, o OffloadOptions) ([][]offload.Evaluation, error) {
+// alternatives with each host's layer times at each core cap: per host, one
+// evaluation list per cap, in the order of cores[host]. The DASH runs are shared.
+func offloadStudy(hosts []*offload.HostProfile, cores [][]int, o OffloadOptions) ([][][]offload.Evaluation, error) {
 	model, prompt, output := o.Model, o.Prompt, o.Output
 	m, err := reference.Model(model)
 	if err != nil {
@@ -73,7 +73,10 @@ func offloadStudy(host *offload.HostProfile, o OffloadOptions) ([][]offload.Eval
 	if err := summary.SweepErr(points); err != nil {
 		return nil, err
 	}
-	out := make([][]offload.Evaluation, len(o.Cores))
+	out := make([][][]offload.Evaluation, len(hosts))
+	for h := range hosts {
+		out[h] = make([][]offload.Evaluation, len(cores[h]))
+	}
 	for _, p := range points {
 		if p.Err != nil {
 			return nil, fmt.Errorf("%s B=%d on dash: %w", model, p.Batch, p.Err)
@@ -92,13 +95,15 @@ func offloadStudy(host *offload.HostProfile, o OffloadOptions) ([][]offload.Eval
 			CachedFraction:    offload.CacheFraction(spec.MemCapacity, f.NonExpertBytes+f.SharedExpertBytes, kv, f.RoutedExpertBytes),
 			NonExpertPerToken: nonExpertPerToken(r.Decode.Classes, output),
 			DASHTPOT:          r.TPOT}
-		for i, c := range o.Cores {
-			s.Cores = c
-			e, err := offload.Evaluate(s, host, timing)
-			if err != nil {
-				return nil, fmt.Errorf("%s B=%d, %d cores: %w", model, p.Batch, c, err)
+		for h, host := range hosts {
+			for i, c := range cores[h] {
+				s.Cores = c
+				e, err := offload.Evaluate(s, host, timing)
+				if err != nil {
+					return nil, fmt.Errorf("%s B=%d, host %s, %d cores: %w", model, p.Batch, host.Name, c, err)
+				}
+				out[h][i] = append(out[h][i], e)
 			}
-			out[i] = append(out[i], e)
 		}
 	}
 	return out, nil
@@ -144,37 +149,63 @@ func init() {
 
 // Fig10Study is Fig. 10 for a host and options: the core curve
 // (Fig10CoreCurve and o.Cores[0]), the evaluations at o.Cores[0] and at the
-// host's largest measured core count.
+// host's largest tabulated core count.
 func Fig10Study(host *offload.HostProfile, o OffloadOptions) (*summary.Fig10Result, error) {
+	res, err := Fig10Studies([]*offload.HostProfile{host}, o)
+	if err != nil {
+		return nil, err
+	}
+	return res[0], nil
+}
+
+// Fig10Studies is Fig10Study for several hosts, sharing the engine's DASH runs: one
+// result per host, in order. A derived host's result carries its derivation.
+func Fig10Studies(hosts []*offload.HostProfile, o OffloadOptions) ([]*summary.Fig10Result, error) {
 	if len(o.Cores) == 0 {
 		return nil, fmt.Errorf("fig10: no core cap")
 	}
-	res := &summary.Fig10Result{Model: o.Model, GPU: reference.DefaultGPU, Prompt: o.Prompt, Output: o.Output, Reading: o.Reading}
 	curve := append([]int(nil), fig10CoreCurve...)
 	if !slices.Contains(curve, o.Cores[0]) {
 		curve = append(curve, o.Cores[0])
 		slices.Sort(curve)
 	}
-	var err error
-	if res.Curve, res.Fits, err = coreCurve(host, curve); err != nil {
-		return nil, err
+	var out []*summary.Fig10Result
+	var cores [][]int
+	for _, host := range hosts {
+		res := &summary.Fig10Result{Model: o.Model, GPU: reference.DefaultGPU, Prompt: o.Prompt, Output: o.Output, Reading: o.Reading,
+			Host: host.Name, Derived: host.Derived}
+		var err error
+		if res.Curve, res.Fits, err = coreCurve(host, curve); err != nil {
+			return nil, err
+		}
+		threads := host.Threads()
+		cores = append(cores, []int{o.Cores[0], threads[len(threads)-1]})
+		out = append(out, res)
 	}
-	threads := host.Threads()
-	o.Cores = []int{o.Cores[0], threads[len(threads)-1]}
-	evs, err := offloadStudy(host, o)
+	evs, err := offloadStudy(hosts, cores, o)
 	if err != nil {
 		return nil, err
 	}
-	res.Evaluations, res.Measured = evs[0], evs[1]
-	res.Rows = fig10Rows(res.Evaluations, fig10Design(o))
-	return res, nil
+	for h, res := range out {
+		res.Evaluations, res.Measured = evs[h][0], evs[h][1]
+		variant := ""
+		if res.Host == reference.MeasuredHost || res.Host == reference.HostOffloadProfile {
+			variant = VariantMeasuredHost
+		}
+		res.Rows = fig10Rows(res.Evaluations, dash.ReadingPaper, variant, fig10Design(o, res.Host)) // another reading: a what-if (fig10Design)
+	}
+	return out, nil
 }
 
 // fig10Design lists how an offloading study differs from the paper's Fig. 10(b):
-// Qwen3-235B-A22B at 1K/128, B in Fig10Batches, Fig10Cores host cores, the paper
-// reading of t_R.
-func fig10Design(o OffloadOptions) summary.WhatIf {
+// Qwen3-235B-A22B at 1K/128, B in Fig10Batches, Fig10Cores cores of the paper's
+// host (reference.PaperHost; the measured host is a variant, reported beside it),
+// the paper reading of t_R.
+func fig10Design(o OffloadOptions, host string) summary.WhatIf {
 	var w summary.WhatIf
+	if host != reference.PaperHost && host != reference.MeasuredHost && host != reference.HostOffloadProfile { // the measured host is a variant
+		w = w.Add(dash.Change{Field: "host", From: reference.PaperHost, To: host})
+	}
 	if o.Model != Fig10Model {
 		w = w.Add(dash.Change{Field: "model", From: Fig10Model, To: o.Model})
 	}
@@ -193,8 +224,9 @@ func fig10Design(o OffloadOptions) summary.WhatIf {
 	return w
 }
 
-// fig10Rows judges Fig. 10(b)'s Hybrid range over the evaluations.
-func fig10Rows(evs []offload.Evaluation, w summary.WhatIf) []summary.Row {
+// fig10Rows judges Fig. 10(b)'s Hybrid range over the evaluations (a variant's
+// reported beside the checked values).
+func fig10Rows(evs []offload.Evaluation, r dash.Reading, variant string, w summary.WhatIf) []summary.Row {
 	if len(evs) == 0 {
 		return nil
 	}
@@ -211,8 +243,8 @@ func fig10Rows(evs []offload.Evaluation, w summary.WhatIf) []summary.Row {
 		{"fig10.hybrid_slowdown_vs_dash.min", slices.Min(slow)}, {"fig10.hybrid_slowdown_vs_dash.max", slices.Max(slow)},
 		{"fig10.hybrid_reduction_pct.min", slices.Min(red)}, {"fig10.hybrid_reduction_pct.max", slices.Max(red)},
 	} {
-		if r, err := judge(x.id, dash.ReadingPaper, x.v, w); err == nil {
-			rows = append(rows, r)
+		if row, err := judgeVariant(x.id, r, variant, x.v, w); err == nil {
+			rows = append(rows, row)
 		}
 	}
 	return rows
@@ -220,29 +252,45 @@ func fig10Rows(evs []offload.Evaluation, w summary.WhatIf) []summary.Row {
 
 func runFig10(opts Options, art *Artifacts) (values, error) {
 	var v values
-	host, err := reference.HostOffload()
+	paper, err := reference.Host(reference.PaperHost)
 	if err != nil {
 		return v, err
 	}
-	for _, r := range dash.Readings() {
-		o := OffloadOptions{Model: Fig10Model, Batches: Fig10Batches, Prompt: 1024, Output: 128,
-			Cores: []int{Fig10Cores}, Reading: r, Workers: opts.Workers}
-		f, err := Fig10Study(host, o)
-		if err != nil {
-			return v, fmt.Errorf("%v reading: %w", r, err)
-		}
-		setReading(&art.Fig10, r, f)
+	measured, err := reference.Host(reference.MeasuredHost)
+	if err != nil {
+		return v, err
+	}
+	set := func(f *summary.Fig10Result, sfx, detail string) {
 		var slow, red []float64
 		for _, e := range f.Evaluations {
 			slow = append(slow, e.Slowdown(e.Hybrid))
 			red = append(red, e.HybridReductionPct())
 		}
-		sfx := ReadingSuffix(r)
-		detail := fmt.Sprintf("Qwen3 1K/128, B in %v, %d host cores (modelled from the 1..16-core measurements); DASH TPOT from the engine, %v reading", Fig10Batches, Fig10Cores, r)
 		v.Set("fig10.hybrid_slowdown_vs_dash.min"+sfx, slices.Min(slow), detail)
 		v.Set("fig10.hybrid_slowdown_vs_dash.max"+sfx, slices.Max(slow), detail)
 		v.Set("fig10.hybrid_reduction_pct.min"+sfx, slices.Min(red), detail+"; over the better of weight streaming and CPU compute")
 		v.Set("fig10.hybrid_reduction_pct.max"+sfx, slices.Max(red), detail)
+	}
+	for _, r := range dash.Readings() {
+		o := OffloadOptions{Model: Fig10Model, Batches: Fig10Batches, Prompt: 1024, Output: 128,
+			Cores: []int{Fig10Cores}, Reading: r, Workers: opts.Workers}
+		hosts := []*offload.HostProfile{paper}
+		if r == dash.ReadingPaper {
+			hosts = append(hosts, measured)
+		}
+		fs, err := Fig10Studies(hosts, o)
+		if err != nil {
+			return v, fmt.Errorf("%v reading: %w", r, err)
+		}
+		setReading(&art.Fig10, r, fs[0])
+		sfx := ReadingSuffix(r)
+		set(fs[0], sfx, fmt.Sprintf("Qwen3 1K/128, B in %v, %d cores of the %s (derived, not measured: the measured host's layer times, per-core term x %.3f by clock, shared term at %v of DRAM); DASH TPOT from the engine, %v reading",
+			Fig10Batches, Fig10Cores, reference.PaperHost, paper.Derived.ClockScale, paper.Derived.Memory, r))
+		if len(fs) > 1 {
+			art.Fig10Measured = fs[1]
+			set(fs[1], sfx+"."+VariantMeasuredHost, fmt.Sprintf("Qwen3 1K/128, B in %v, %d cores of the measured %s (modelled from its 1..16-core measurements); DASH TPOT from the engine, %v reading",
+				Fig10Batches, Fig10Cores, reference.MeasuredHost, r))
+		}
 	}
 	return v, nil
 }

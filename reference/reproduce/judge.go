@@ -3,6 +3,7 @@ package reproduce
 import (
 	"math"
 	"sort"
+	"strings"
 
 	"github.com/dashlab/dashlab/dash"
 	"github.com/dashlab/dashlab/reference"
@@ -61,6 +62,38 @@ func judge(id string, r dash.Reading, simulated float64, w summary.WhatIf) (summ
 	return row, nil
 }
 
+// Variants are the id suffixes (after a reading's) of values reported beside a
+// checked one that differ from it by something other than the reading of t_R:
+// Fig. 10 on the measured host, Fig. 12's write stalls under each NAND program model.
+var Variants = []string{VariantMeasuredHost}
+
+// VariantMeasuredHost is Fig. 10 on the host the offload primitives were measured on
+// (the checked values use the paper's Xeon, derived from it).
+const VariantMeasuredHost = "vm_host"
+
+// judgeVariant is judge's row for a variant of id (reported beside the checked row).
+func judgeVariant(id string, r dash.Reading, variant string, simulated float64, w summary.WhatIf) (summary.Row, error) {
+	row, err := judge(id, r, simulated, w)
+	if err != nil || variant == "" {
+		return row, err
+	}
+	row.ID, row.Reading, row.Variant, row.Pass = row.ID+"."+variant, r.String(), variant, nil
+	return row, nil
+}
+
+// splitVariant splits a group's id into the paper id, the reading its suffix names
+// and the variant (Variants) its last suffix names, "" for none.
+func splitVariant(id string) (string, dash.Reading, string) {
+	for _, v := range Variants {
+		if sfx := "." + v; strings.HasSuffix(id, sfx) && len(id) > len(sfx) {
+			base, r := splitReading(strings.TrimSuffix(id, sfx))
+			return base, r, v
+		}
+	}
+	base, r := splitReading(id)
+	return base, r, ""
+}
+
 // judgeAll judges values (ids with a reading's suffix, as a group computes them), in id
 // order; ids paper.yaml lacks are left out.
 func judgeAll(v values, w summary.WhatIf) []summary.Row {
@@ -71,8 +104,8 @@ func judgeAll(v values, w summary.WhatIf) []summary.Row {
 	sort.Strings(ids)
 	var out []summary.Row
 	for _, id := range ids {
-		base, r := splitReading(id)
-		row, err := judge(base, r, v.v[id], w)
+		base, r, variant := splitVariant(id)
+		row, err := judgeVariant(base, r, variant, v.v[id], w)
 		if err != nil {
 			continue
 		}

@@ -200,6 +200,19 @@ func Run(opts Options) (Report, error) {
 			o.ID, o.Pass, o.Reading, o.Detail = id, nil, rd.String(), all.detail[id]
 			others = append(others, o)
 		}
+		for _, rd := range dash.Readings() {
+			for _, vn := range Variants {
+				id := e.ID + ReadingSuffix(rd) + "." + vn
+				x, ok := all.v[id]
+				if !ok {
+					continue
+				}
+				o := r
+				setSimulated(&o, e, x)
+				o.ID, o.Pass, o.Reading, o.Variant, o.Detail = id, nil, rd.String(), vn, all.detail[id]
+				others = append(others, o)
+			}
+		}
 		if len(others) > 0 {
 			r.Reading = dash.ReadingPaper.String()
 		}
@@ -212,7 +225,7 @@ func Run(opts Options) (Report, error) {
 	known := func(id string) bool { _, err := reference.PaperValue(id); return err == nil }
 	var extra []string
 	for id := range all.v {
-		if base, _ := splitReading(id); !known(base) {
+		if base, _, _ := splitVariant(id); !known(base) {
 			extra = append(extra, id)
 		}
 	}

@@ -69,12 +69,13 @@ type amdahlFitJSON struct {
 }
 
 func runOffload(args []string, _ io.Reader, stdout, stderr io.Writer) error {
-	fs := newFlags("offload", "offload [--batches 1,4,16,64] [--cores 32] [--prompt 1024] [--output 128] [--host-dir DIR] [--reading paper|physical] [--format table|json|csv [--table evaluations|core_curve|core_fits]]", stderr)
+	fs := newFlags("offload", "offload [--batches 1,4,16,64] [--cores 32] [--prompt 1024] [--output 128] [--host xeon-8452y|h200-host-vm | --host-dir DIR] [--reading paper|physical] [--format table|json|csv [--table evaluations|core_curve|core_fits]]", stderr)
 	batches := fs.String("batches", "1,4,16,64", "comma-separated batch sizes (each must have been measured on the host; at most 1000)")
 	cores := fs.Int("cores", reproduce.Fig10Cores, "host core cap for CPU compute and the Hybrid, 1 to 4096 (core counts not measured come from the core-scaling model)")
 	prompt := fs.Int("prompt", 1024, "prompt tokens L_in (prompt + output within the model's max_context)")
 	output := fs.Int("output", 128, "output tokens L_out")
-	hostDir := fs.String("host-dir", "", "directory with cpu_expert.csv and h2d.csv measured on your host (each at most 1 MiB; times 0.1 us to 1e10 us, copies 1 B to 1 TB at most 2 TB/s; default: the shipped "+reference.HostOffloadProfile+")")
+	hostID := fs.String("host", reference.PaperHost, "catalogue host (reference/hosts): "+strings.Join(reference.HostIDs(), ", ")+"; "+reference.PaperHost+", the paper's, is derived from the measured "+reference.MeasuredHost)
+	hostDir := fs.String("host-dir", "", "directory with cpu_expert.csv and h2d.csv measured on your host (each at most 1 MiB; times 0.1 us to 1e10 us, copies 1 B to 1 TB at most 2 TB/s; replaces --host)")
 	readingName := fs.String("reading", "paper", "reading of t_R for the engine's DASH run: paper or physical")
 	format := fs.String("format", "table", "output format: table, json or csv (one table, see --table)")
 	tables := addTableFlag(fs, "evaluations", "core_curve", "core_fits")
@@ -101,7 +102,10 @@ func runOffload(args []string, _ io.Reader, stdout, stderr io.Writer) error {
 	if *cores < 1 || *cores > 4096 {
 		return fmt.Errorf("%w: --cores %d: want 1 to 4096", errUsage, *cores)
 	}
-	host, err := reference.HostOffload()
+	host, err := reference.Host(*hostID)
+	if err != nil {
+		return fmt.Errorf("%w: --host: %v", errUsage, err)
+	}
 	if *hostDir != "" {
 		host, err = offload.LoadHostProfile(os.DirFS(*hostDir), *hostDir, reference.HostOffloadShape)
 	}
@@ -116,6 +120,7 @@ func runOffload(args []string, _ io.Reader, stdout, stderr io.Writer) error {
 	out := offloadJSON{Model: reproduce.Fig10Model, HostProfile: host.Name, Reading: reading.String(), Prompt: *prompt, Output: *output,
 		Notes: map[string]string{
 			"cores_modelled":   "core caps the host did not measure come from a per-batch Amdahl fit T(c) = serial + parallel/c",
+			"host":             hostNote(host),
 			"weight_streaming": "uncached experts copied host->GPU over PCIe at the measured copy time, overlapped with GPU expert compute",
 			"hybrid":           "best of every split of the active experts between GPU (cached first) and CPU, run concurrently",
 		}}
@@ -133,6 +138,16 @@ func runOffload(args []string, _ io.Reader, stdout, stderr io.Writer) error {
 	}
 	writeOffloadTable(stdout, out)
 	return nil
+}
+
+// hostNote says whether the host's layer times were measured or derived, and how.
+func hostNote(h *offload.HostProfile) string {
+	d := h.Derived
+	if d == nil {
+		return h.Name + ": measured"
+	}
+	return fmt.Sprintf("%s: derived, not measured, from the measured %s: T(c) = parallel x %.4f (base clocks %v / %v) / c + weights / %v (%d x DDR5-%d, the peak DRAM rate); copies as measured",
+		h.Name, d.From.ID, d.ClockScale, d.From.BaseClock, d.To.BaseClock, d.Memory, d.To.MemoryChannels, d.To.MemoryMTs)
 }
 
 func offloadRow(e offload.Evaluation) offloadRowJSON {
@@ -187,6 +202,7 @@ func writeOffloadTable(w io.Writer, o offloadJSON) {
 		c.add(append([]string{strconv.Itoa(b)}, byBatch[b]...)...)
 	}
 	c.write(w)
+	fmt.Fprintf(w, "\nhost %s\n", o.Notes["host"])
 }
 
 func f2(x float64) string { return strconv.FormatFloat(x, 'f', 2, 64) }

@@ -133,7 +133,7 @@ func runReproduce(args []string, _ io.Reader, stdout, stderr io.Writer) (err err
 	t.write(stdout)
 	simulated, passed, pending := rep.Summary()
 	beyond := summary.Tally(rep.Rows)[summary.StatusSimulated]
-	fmt.Fprintf(stdout, "\n%d ids: %d simulated (%d pass, %d fail), %d not simulated yet, %d beyond the paper (simulated only, nothing to judge by); %d reported beside them (physical reading of t_R, not checked)\n",
+	fmt.Fprintf(stdout, "\n%d ids: %d simulated (%d pass, %d fail), %d not simulated yet, %d beyond the paper (simulated only, nothing to judge by); %d reported beside them (other readings of t_R and variants, not checked)\n",
 		len(rep.Rows)-rep.Reported(), simulated, passed, simulated-passed, pending, beyond, rep.Reported())
 	names := make([]string, 0, len(rep.Elapsed))
 	for n := range rep.Elapsed {
