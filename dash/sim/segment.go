@@ -105,78 +105,110 @@ type idMap struct {
 	dt     Time
 }
 
-func (m idMap) segs(ss []seg) []seg {
-	if len(ss) == 0 {
-		return nil
-	}
-	out := make([]seg, len(ss))
-	for i, s := range ss {
-		out[i] = seg{stream: m.stream(s.stream), bytes: s.bytes}
-	}
-	return out
+// stack copies an HBF stack to another place and time: every field
+// (cloneStack), then, through the stack's walk, every instant moved, every
+// operator and stream renamed and every statistic set to stats (in walk
+// order; nil: zero). What the walk covers, the copy covers: a field the
+// walk does not visit is copied as it is, and walk_test's reflection tests
+// fail when a field is neither walked nor listed, or is not cloned.
+func (m idMap) stack(s *hbfStack, waveRuns bool, stats []int64) hbfStack {
+	c := cloneStack(s)
+	r := relocate{m: m, stats: stats}
+	c.walk(walker{v: &r, uses: r.uses(), waveRuns: waveRuns})
+	return c
 }
 
-func (m idMap) waves(ws [][]seg) [][]seg {
-	if len(ws) == 0 {
+// pool copies an SRAM pool, its waiting chunks renamed (through the
+// pool's walk).
+func (m idMap) pool(p *pool) pool {
+	c := clonePool(p)
+	r := relocate{m: m}
+	c.walk(walker{v: &r, uses: r.uses()})
+	return c
+}
+
+// relocate is the visitor that moves a copied state: instants by dt,
+// operators by op, streams through stream, statistics set from stats.
+type relocate struct {
+	ignore
+	m     idMap
+	stats []int64
+	i     int
+}
+
+func (r *relocate) uses() kinds {
+	return kindsOf(instant, opInstant, opID, streamID, stat)
+}
+func (r *relocate) instant(v int64) int64   { return v + int64(r.m.dt) }
+func (r *relocate) opInstant(v int64) int64 { return v + int64(r.m.dt) }
+func (r *relocate) streamID(v int64) int64  { return int64(r.m.stream(int32(v))) }
+func (r *relocate) opID(v int64) int64 {
+	if v < 0 {
+		return v
+	}
+	return v + int64(r.m.op)
+}
+func (r *relocate) stat(v int64) int64 {
+	if r.stats == nil {
+		return 0
+	}
+	r.i++
+	return r.stats[r.i-1]
+}
+
+// cloneStack copies an HBF stack, its lists included (nothing shared).
+func cloneStack(s *hbfStack) hbfStack {
+	c := *s
+	c.readQ = slices.Clone(s.readQ)
+	for i := range c.readQ {
+		c.readQ[i].runs = slices.Clone(c.readQ[i].runs)
+	}
+	c.sensing, c.dataReg = cloneWaves(s.sensing), cloneWaves(s.dataReg)
+	c.cacheReg, c.programming = slices.Clone(s.cacheReg), slices.Clone(s.programming)
+	c.progPending = slices.Clone(s.progPending)
+	for i := range c.progPending {
+		c.progPending[i].parts = slices.Clone(c.progPending[i].parts)
+	}
+	return c
+}
+
+func cloneWaves(ws [][]seg) [][]seg {
+	if ws == nil {
 		return nil
 	}
 	out := make([][]seg, len(ws))
 	for i, w := range ws {
-		out[i] = m.segs(w)
+		out[i] = slices.Clone(w)
 	}
 	return out
 }
 
-// stack copies the dynamic part of an HBF stack (statistics are left
-// zero).
-func (m idMap) stack(s *hbfStack) hbfStack {
-	c := hbfStack{programActive: s.programActive, arrayUntil: s.arrayUntil + m.dt,
-		sensing: m.waves(s.sensing), dataReg: m.waves(s.dataReg), cacheReg: m.segs(s.cacheReg),
-		cacheNext: s.cacheNext, cacheDone: s.cacheDone, tsvWait: s.tsvWait, tsv: server{until: s.tsv.until + m.dt},
-		programming: m.segs(s.programming)}
-	for _, g := range s.readQ {
-		runs := make([]readRun, len(g.runs))
-		for i, r := range g.runs {
-			runs[i] = readRun{stream: m.stream(r.stream), full: r.full, last: r.last}
-		}
-		c.readQ = append(c.readQ, readGroup{op: g.op + m.op, runs: runs, next: g.next})
-	}
-	for _, w := range s.progPending {
-		c.progPending = append(c.progPending, progWave{bytes: w.bytes, slots: w.slots, parts: m.segs(w.parts)})
-	}
-	return c
-}
-
-// pool copies an SRAM pool, its waiting chunks renamed.
-func (m idMap) pool(p *pool) pool {
+// clonePool copies an SRAM pool, its waiting lists included.
+func clonePool(p *pool) pool {
 	c := *p
-	for k := range p.wait {
-		c.wait[k] = nil
-		for _, w := range p.wait[k] {
-			w.seg.stream = m.stream(w.seg.stream)
-			c.wait[k] = append(c.wait[k], w)
-		}
+	for k := range c.wait {
+		c.wait[k] = slices.Clone(p.wait[k])
 	}
 	return c
 }
 
+// stream1 copies a stream, relocated through its walk; its operator for
+// traces (not walked) moves with the operators.
 func (m idMap) stream1(st *stream) stream {
 	c := *st
-	c.consumer, c.op = st.consumer, st.op+m.op
-	if st.consumer >= 0 {
-		c.consumer += m.op
-	}
-	c.staged = m.segs(st.staged)
-	c.progBuf.parts = m.segs(st.progBuf.parts)
+	c.staged, c.progBuf.parts = slices.Clone(st.staged), slices.Clone(st.progBuf.parts)
+	r := relocate{m: m}
+	c.walk(walker{v: &r, uses: r.uses()})
+	c.op = st.op + m.op
 	return c
 }
 
+// op1 copies an operator's progress, relocated through its walk; the
+// streams it consumes (not walked) are renamed.
 func (m idMap) op1(o *opState) opState {
 	c := *o
-	if o.started {
-		c.start += m.dt
-		c.computeDone += m.dt
-	}
+	r := relocate{m: m}
+	c.walk(walker{v: &r, uses: r.uses()})
 	c.streams = make([]int32, len(o.streams))
 	for i, id := range o.streams {
 		c.streams[i] = m.stream(id)
@@ -219,8 +251,9 @@ func (e *engine) capture(t0 Time, pc0 int) *dynState {
 	for i := range d.q {
 		d.q[i] = m.event1(d.q[i])
 	}
+	runs := e.cfg.readWaves == 0
 	for i := range e.hbf {
-		d.hbf = append(d.hbf, m.stack(&e.hbf[i]))
+		d.hbf = append(d.hbf, m.stack(&e.hbf[i], runs, nil))
 	}
 	for i := range e.hbm {
 		d.hbmUntil = append(d.hbmUntil, e.hbm[i].array.until-t0)
@@ -264,12 +297,12 @@ func (e *engine) install(d *dynState, t0 Time, pc0 int) {
 		ev.seq = e.seq
 		e.q = append(e.q, ev) // in (t, seq) order: a valid heap
 	}
+	stats := &e.visitors.stats
 	for i := range e.hbf {
 		s := &e.hbf[i]
-		c := m.stack(&d.hbf[i])
-		c.tsv.busy, c.tsv.bytes = s.tsv.busy, s.tsv.bytes
-		c.senseBusy, c.progBusy, c.waves, c.programs = s.senseBusy, s.progBusy, s.waves, s.programs
-		*s = c
+		stats.dst = stats.dst[:0] // the stack's own statistics stay
+		s.walk(walkerOf(stats))
+		*s = m.stack(&d.hbf[i], e.cfg.readWaves == 0, stats.dst)
 	}
 	for i := range e.hbm {
 		e.hbm[i].array.until = d.hbmUntil[i] + t0

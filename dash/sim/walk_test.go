@@ -182,3 +182,69 @@ func leaves(v reflect.Value, dst []int64) []int64 {
 	}
 	return dst
 }
+
+// The copies a replayed segment installs (capture, install) are the walk's
+// business for what they move (instants, operators, streams, statistics:
+// relocate) and cloneStack's and clonePool's for the rest: every field is
+// copied (the struct as a whole) and no list is shared with the original
+// (a new list field that the clones do not copy fails here), and a copy
+// relocated by nothing equals its original.
+func TestClonesCopyEveryField(t *testing.T) {
+	e := fixtureEngine()
+	e.pools = []pool{{free: 1, tsv: 0, wait: [2][]waiter{{{seg: seg{stream: 1, bytes: 1}, hop: 1, next: 1}}, {{seg: seg{stream: 0, bytes: 2}}}}}}
+	for i := range e.hbf {
+		s := &e.hbf[i]
+		c := cloneStack(s)
+		if !reflect.DeepEqual(c, *s) {
+			t.Errorf("cloneStack: the copy differs from the stack")
+		}
+		for _, p := range sharedLists(reflect.ValueOf(c), reflect.ValueOf(*s), "hbfStack") {
+			t.Errorf("cloneStack: %s shares its storage with the original: clone it in cloneStack (segment.go)", p)
+		}
+		id := idMap{stream: func(v int32) int32 { return v }}
+		if moved := id.stack(s, true, e.walkedStackStats(i)); !reflect.DeepEqual(moved, *s) {
+			t.Errorf("a stack relocated by nothing, its statistics kept, differs from the original")
+		}
+	}
+	for i := range e.pools {
+		p := &e.pools[i]
+		c := clonePool(p)
+		if !reflect.DeepEqual(c, *p) {
+			t.Errorf("clonePool: the copy differs from the pool")
+		}
+		for _, path := range sharedLists(reflect.ValueOf(c), reflect.ValueOf(*p), "pool") {
+			t.Errorf("clonePool: %s shares its storage with the original", path)
+		}
+	}
+}
+
+// walkedStackStats are HBF stack i's statistics in walk order.
+func (e *engine) walkedStackStats(i int) []int64 {
+	c := &statCollector{}
+	e.hbf[i].walk(walkerOf(c))
+	return c.dst
+}
+
+// sharedLists lists the slices under a and b (a copy and its original)
+// that share their first element's storage.
+func sharedLists(a, b reflect.Value, path string) []string {
+	var out []string
+	switch a.Kind() {
+	case reflect.Struct:
+		for i := range a.NumField() {
+			out = append(out, sharedLists(a.Field(i), b.Field(i), path+"."+a.Type().Field(i).Name)...)
+		}
+	case reflect.Array:
+		for i := range a.Len() {
+			out = append(out, sharedLists(a.Index(i), b.Index(i), fmt.Sprintf("%s[%d]", path, i))...)
+		}
+	case reflect.Slice:
+		if a.Len() > 0 && b.Len() > 0 && a.Index(0).Addr().Pointer() == b.Index(0).Addr().Pointer() {
+			out = append(out, path)
+		}
+		for i := range min(a.Len(), b.Len()) {
+			out = append(out, sharedLists(a.Index(i), b.Index(i), fmt.Sprintf("%s[%d]", path, i))...)
+		}
+	}
+	return out
+}
