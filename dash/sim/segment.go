@@ -365,13 +365,30 @@ func (j *jumper) segmentSig(l, ops int) []byte {
 		return binary.AppendUvarint(b, p.tailSig)
 	}
 	b = binary.AppendUvarint(b, p.staticSig[l+1])
-	k := &p.ops[p.attnIdx[l+1]]
+	return j.appendKernelReads(b, l+1)
+}
+
+// appendKernelReads appends what of layer l's attention kernel is read
+// ahead, during the segment before it: its predictable HBF reads.
+func (j *jumper) appendKernelReads(b []byte, l int) []byte {
+	p := j.e.pass
+	k := &p.ops[p.attnIdx[l]]
 	_, kvRelay := j.e.cfg.kvSplit(k) // the HBM KV moves the HBF KV's split
 	for _, v := range []int64{int64(k.weights), b2i(k.replicated), int64(k.kvHBF), int64(kvRelay), int64(k.gather),
 		int64(k.sharedN), int64(k.sharedBytes), int64(k.routedN), int64(k.expertSize), b2i(k.readsHBF())} {
 		b = binary.AppendVarint(b, v)
 	}
 	return b
+}
+
+// prefixSig identifies the segment of ops operators from the end of the
+// embedding to the first attention kernel: layer 0's other operators and
+// the kernel's reads ahead.
+func (j *jumper) prefixSig(ops int) []byte {
+	b := binary.AppendVarint(j.segs.buf[:0], -3)
+	b = binary.AppendVarint(b, int64(ops))
+	b = binary.AppendUvarint(b, j.e.pass.staticSig[0])
+	return j.appendKernelReads(b, 0)
 }
 
 // kernelSig identifies the segment that is layer l's attention kernel: the
@@ -428,6 +445,11 @@ func (j *jumper) opEnded(int) bool {
 			}
 			target = pc + 1
 			sm.buf = j.kernelSig(p.ops[pc].layer)
+		case pc == 1 && prev.class == ClassEmbed && len(p.attnIdx) > 0 && p.attnIdx[0] > pc:
+			// The pass's start, from the embedding to the first kernel:
+			// the same in every pass of a token count.
+			target = p.attnIdx[0]
+			sm.buf = j.prefixSig(target - pc)
 		default:
 			j.flushChain()
 			return false
