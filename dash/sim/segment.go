@@ -172,13 +172,24 @@ func cloneStack(s *hbfStack) hbfStack {
 	return c
 }
 
+// cloneWaves copies a list of page waves into one allocation (each wave's
+// capacity its length, so that growing one never overwrites the next).
 func cloneWaves(ws [][]seg) [][]seg {
 	if ws == nil {
 		return nil
 	}
+	n := 0
+	for _, w := range ws {
+		n += len(w)
+	}
+	buf := make([]seg, n)
 	out := make([][]seg, len(ws))
 	for i, w := range ws {
-		out[i] = slices.Clone(w)
+		if w == nil {
+			continue
+		}
+		k := copy(buf, w)
+		out[i], buf = buf[:k:k], buf[k:]
 	}
 	return out
 }
