@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/dashlab/dashlab/dash/routing"
 	"github.com/dashlab/dashlab/dash/unit"
 )
 
@@ -33,6 +34,7 @@ type ExperimentBuilder struct {
 	sysMods   []func(*SystemSpec)
 	workload  WorkloadSpec
 	execution ExecutionSpec
+	trace     *routing.Trace // set by RoutingTrace
 	errs      []error
 }
 
@@ -226,6 +228,9 @@ func (b ExperimentBuilder) Build() (Experiment, error) {
 	if err := checkScale(e.model, e.footprint, e.workload); err != nil {
 		return Experiment{}, err
 	}
+	if err := b.bindRouting(e); err != nil {
+		return Experiment{}, err
+	}
 	if e.name == "" {
 		e.name = fmt.Sprintf("%s/%s/B%d/%d-%d", e.model.ID, e.system.ID, e.workload.Batch, e.workload.Prompt, e.workload.Output)
 	}
@@ -317,6 +322,7 @@ type experiment struct {
 	footprint Footprint
 	plan      Plan
 	routes    RouteTable
+	trace     *routing.Bound // kind trace: the trace checked against the model
 }
 
 // get returns the experiment's data, or zero data for the zero Experiment,
@@ -370,7 +376,7 @@ func (e Experiment) Builder() ExperimentBuilder {
 	}
 	return ExperimentBuilder{
 		name: "", model: e.e.model.clone(), hasModel: true, system: e.e.system, hasSystem: true,
-		timing: e.e.timing, workload: e.e.workload, execution: e.e.execution,
+		timing: e.e.timing, workload: e.e.workload, execution: e.e.execution, trace: e.e.traceOf(),
 	}
 }
 
@@ -387,4 +393,12 @@ func (m ModelSpec) clone() ModelSpec {
 		c.Attention.MLA = &mla
 	}
 	return c
+}
+
+// traceOf is the trace a builder derived from the experiment reuses.
+func (e *experiment) traceOf() *routing.Trace {
+	if e.trace == nil {
+		return nil
+	}
+	return e.trace.Trace()
 }

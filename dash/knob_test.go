@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/dashlab/dashlab/dash"
+	"github.com/dashlab/dashlab/dash/routing"
 	"github.com/dashlab/dashlab/dash/unit"
 	"github.com/dashlab/dashlab/reference"
 )
@@ -87,7 +88,9 @@ func TestKnobRangesMatchLimits(t *testing.T) {
 		{"workload.routing.zipf_s", fmt.Sprintf("0 .. %d", dash.MaxZipfS)},
 		{"link.gt_per_second", "above 0 .. 100000"},
 		{"hbf.read_waves_in_flight", "1 .. 1024 or unbounded"},
-		{"workload.routing.kind", "balanced, uniform or zipf"},
+		{"workload.routing.kind", "balanced, uniform, zipf, trace or synthetic"},
+		{"workload.routing.tasks", fmt.Sprintf("0 .. %d", routing.MaxTasks)},
+		{"execution.expert_cache.policy", strings.Join(routing.Policies()[:2], ", ") + " or " + routing.Policies()[2]},
 	} {
 		k, err := dash.LookupKnob(c.path)
 		if err != nil {

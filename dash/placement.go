@@ -33,6 +33,11 @@ import (
 //     tokens) is reserved in HBM; see [Workspace].
 //   - A package without HBF (TopologySpec.HBMOnly) holds everything in HBM:
 //     weights, workspace, the prompt's and the generated tokens' KV.
+//   - The expert cache (ExecutionSpec.ExpertCache, not in the paper)
+//     reserves its budget in HBM after the workspace and the replicas, out
+//     of what would be the decode-KV budget: copies of the hottest routed
+//     experts, which keep their HBF copy. A budget the HBM cannot hold is
+//     refused with a *CapacityError.
 //
 // A plan whose data exceed the HBF capacity, or whose workspace exceeds the
 // HBM capacity, is refused with a *CapacityError (match it with errors.As): it
@@ -56,6 +61,9 @@ type Plan struct {
 	DerivedBytes unit.Bytes
 	// KV is the KV-cache placement.
 	KV KVPlan
+	// ExpertCache is the HBM reserved for the expert cache, package-wide
+	// (0: none, the paper's placement).
+	ExpertCache unit.Bytes
 	// Notes explains choices the planner made (partial replication).
 	Notes []string
 }
@@ -70,10 +78,14 @@ type StackUse struct {
 	KV unit.Bytes
 	// Workspace is the activation workspace reserved (HBM only).
 	Workspace unit.Bytes
+	// ExpertCache is the stack's share of the expert cache (HBM only).
+	ExpertCache unit.Bytes
 }
 
 // Free is the capacity left.
-func (s StackUse) Free() unit.Bytes { return s.Capacity - s.Weights - s.KV - s.Workspace }
+func (s StackUse) Free() unit.Bytes {
+	return s.Capacity - s.Weights - s.KV - s.Workspace - s.ExpertCache
+}
 
 // KVPlan is the KV-cache placement of a fixed-batch workload.
 type KVPlan struct {
@@ -168,7 +180,14 @@ func planPlacement(e *experiment) (Plan, error) {
 	}
 	p.HBFOnlyBytes = weights - p.ReplicatedBytes // includes experts, embedding, MTP
 
-	p.KV.HBMBudget = room - p.ReplicatedBytes
+	// The expert cache comes out of what the decode KV would have.
+	cache := e.execution.ExpertCache.Budget
+	if left := room - p.ReplicatedBytes; cache > left {
+		return Plan{}, &CapacityError{Model: m.ID, System: s.ID, Memory: MemoryHBM, Need: workspace + p.ReplicatedBytes + cache, Have: hbmCap,
+			Detail: fmt.Sprintf("execution.expert_cache.budget = %v: the HBM holds %v after the %v workspace and %v of replicas", cache, left, workspace, p.ReplicatedBytes)}
+	}
+	p.ExpertCache = cache
+	p.KV.HBMBudget = room - p.ReplicatedBytes - cache
 	p.KV.DecodeInHBM = min(p.KV.Decode, p.KV.HBMBudget)
 	p.KV.Spill = p.KV.Decode - p.KV.DecodeInHBM
 
@@ -178,7 +197,8 @@ func planPlacement(e *experiment) (Plan, error) {
 			Detail: fmt.Sprintf("HBF needs %v (weights %v + KV %v), %v available (%d x %v)", hbfNeed, weights, p.KV.Prefill+p.KV.Spill, hbfCap, nF, s.HBF.Capacity)}
 	}
 	per := func(b unit.Bytes, n int) unit.Bytes { return (b + unit.Bytes(n) - 1) / unit.Bytes(n) }
-	p.HBM = StackUse{Capacity: s.HBM.Capacity, Weights: per(p.ReplicatedBytes, nH), KV: per(p.KV.DecodeInHBM, nH), Workspace: per(workspace, nH)}
+	p.HBM = StackUse{Capacity: s.HBM.Capacity, Weights: per(p.ReplicatedBytes, nH), KV: per(p.KV.DecodeInHBM, nH), Workspace: per(workspace, nH),
+		ExpertCache: per(cache, nH)}
 	p.HBF = StackUse{Capacity: s.HBF.Capacity, Weights: per(weights, nF), KV: per(p.KV.Prefill+p.KV.Spill, nF)}
 	return p, nil
 }
@@ -191,6 +211,9 @@ func planHBMOnly(p Plan, e *experiment, weights, workspace unit.Bytes) (Plan, er
 	m, s := e.model, e.system
 	nH := p.HBMStacks
 	hbmCap := s.HBMCapacity()
+	if e.execution.ExpertCache.Enabled() {
+		return Plan{}, fmt.Errorf("execution.expert_cache.budget = %v: system %s has no HBF, so every expert is in HBM already", e.execution.ExpertCache.Budget, s.ID)
+	}
 	for _, group := range replicationOrder {
 		p.Replicated = append(p.Replicated, group...)
 	}

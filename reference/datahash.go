@@ -13,7 +13,7 @@ var dataHash = sync.OnceValue(func() string {
 	h := sha256.New()
 	fmt.Fprintf(h, "paper.yaml %d\n", len(paperYAML))
 	h.Write(paperYAML)
-	for _, fsys := range []fs.FS{experimentFiles, gpuFiles, hostFiles, modelFiles, profiles, sweepFiles, systemFiles} {
+	for _, fsys := range []fs.FS{experimentFiles, gpuFiles, hostFiles, modelFiles, profiles, routingFiles, sweepFiles, systemFiles} {
 		if err := HashFS(h, fsys); err != nil {
 			panic("reference: embedded data unreadable: " + err.Error())
 		}
@@ -22,7 +22,8 @@ var dataHash = sync.OnceValue(func() string {
 })
 
 // DataHash is the SHA-256 of every file the package embeds (paper.yaml,
-// the models, systems, GPUs, hosts, experiments, sweeps and profiles), names and
+// the models, systems, GPUs, hosts, experiments, sweeps, routing traces and
+// profiles), names and
 // contents: what a result cache keys on besides the binary.
 func DataHash() string { return dataHash() }
 

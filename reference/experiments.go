@@ -34,7 +34,7 @@ func LoadExperiment(path string) (dash.Experiment, error) {
 }
 
 // DecodeExperiment is LoadExperiment on a reader; baseDir resolves a
-// relative model_file.
+// relative model_file and workload.routing.file.
 func DecodeExperiment(r io.Reader, source, baseDir string) (dash.Experiment, error) {
 	f, err := DecodeExperimentFile(r, source)
 	if err != nil {
@@ -64,8 +64,12 @@ func DecodeExperiment(r io.Reader, source, baseDir string) (dash.Experiment, err
 	if err != nil {
 		return dash.Experiment{}, fmt.Errorf("%s: %w", source, err)
 	}
-	exp, err := dash.NewExperiment().Name(f.Name).Model(m).System(sys).Timing(t).
-		Workload(f.Workload).Execution(f.Execution).Build()
+	b, err := withRoutingTrace(dash.NewExperiment().Name(f.Name).Model(m).System(sys).Timing(t).
+		Workload(f.Workload).Execution(f.Execution), f.Workload, baseDir)
+	if err != nil {
+		return dash.Experiment{}, fmt.Errorf("%s: %w", source, err)
+	}
+	exp, err := b.Build()
 	if err != nil {
 		return dash.Experiment{}, fmt.Errorf("%s: %w", source, err)
 	}

@@ -3,6 +3,7 @@ package reference
 import "crypto/sha256"
 
 //go:generate go test -run ^TestStoredCatalogue$ -update-stored-catalogue .
+//go:generate go test -run ^TestShippedRoutingTraces$ -update-routing-traces .
 
 // storedFile is one catalogue file decoded ahead of time: what decoding a
 // file of this name whose bytes have this SHA-256 gives (value builds a

@@ -32,21 +32,33 @@ func Policies() []string { return []string{PolicyStatic, PolicyLRU, PolicyLFU} }
 // HBM as they arrive). An expert read in an access is not evicted by a
 // fill of the same access (its HBM copy is being read). The cache starts
 // empty (static: holding its pinned experts).
+//
+// The replacing policies give each MoE layer its share of the slots
+// (Capacity / layers, the first layers one more for the remainder) and
+// replace within the layer, as per-layer expert caches do (Eliseev and
+// Mazur, arXiv:2312.17238, §3.1: an LRU cache of k experts per layer): a
+// pass visits the layers in turn, so one recency order over all layers
+// would evict every layer's experts before the next step comes back to
+// them whenever a step selects more experts than the cache holds. The
+// static policy pins the most selected pairs of the whole model, however
+// they fall over the layers.
 type Cache struct {
 	policy   string
 	capacity int
 	experts  int
 	held     []bool
-	n        int
+	n        int      // held in all
+	slots    []int    // per layer: the slots (replacing policies)
+	used     []int    // per layer: held
 	access   uint64   // the current access's stamp
 	last     []uint64 // last access that used each key
 	count    []uint64 // LFU: selections of each key
-	// LRU list of held keys (most recent at head)
+	// LRU lists of held keys, one per layer (most recent at head)
 	next, prev []int32
-	head, tail int32
-	// LFU heap of held keys, least (count, last) first
-	heap []int32
-	pos  []int32
+	head, tail []int32
+	// LFU heaps of held keys, one per layer, least (count, last) first
+	heaps [][]int32
+	pos   []int32
 	// Stats accumulates what the cache served.
 	Stats CacheStats
 }
@@ -69,7 +81,18 @@ func NewCache(policy string, capacity, layers, experts int, profile []int64) (*C
 		return nil, fmt.Errorf("routing: expert cache of %d experts over %d layers of %d", capacity, layers, experts)
 	}
 	capacity = min(capacity, keys)
-	c := &Cache{policy: policy, capacity: capacity, experts: experts, held: make([]bool, keys), last: make([]uint64, keys), head: -1, tail: -1}
+	c := &Cache{policy: policy, capacity: capacity, experts: experts, held: make([]bool, keys), last: make([]uint64, keys),
+		slots: make([]int, layers), used: make([]int, layers)}
+	if policy != PolicyStatic {
+		c.capacity = 0
+		for l := range c.slots {
+			c.slots[l] = min(experts, capacity/layers)
+			if l < capacity%layers {
+				c.slots[l] = min(experts, c.slots[l]+1)
+			}
+			c.capacity += c.slots[l]
+		}
+	}
 	switch policy {
 	case PolicyStatic:
 		if len(profile) != keys {
@@ -84,12 +107,18 @@ func NewCache(policy string, capacity, layers, experts int, profile []int64) (*C
 			if profile[k] > 0 {
 				c.held[k] = true
 				c.n++
+				c.used[int(k)/experts]++
 			}
 		}
 	case PolicyLRU:
 		c.next, c.prev = make([]int32, keys), make([]int32, keys)
+		c.head, c.tail = make([]int32, layers), make([]int32, layers)
+		for l := range c.head {
+			c.head[l], c.tail[l] = -1, -1
+		}
 	case PolicyLFU:
 		c.count, c.pos = make([]uint64, keys), make([]int32, keys)
+		c.heaps = make([][]int32, layers)
 		for i := range c.pos {
 			c.pos[i] = -1
 		}
@@ -138,55 +167,49 @@ func (c *Cache) Access(l int, experts []uint16, hit []bool) (hits, fills int) {
 		for _, e := range experts {
 			k := int32(base + int(e))
 			if c.held[k] {
-				c.unlink(k)
-				c.pushFront(k)
+				c.unlink(l, k)
+				c.pushFront(l, k)
 			}
 		}
 		for _, e := range experts {
 			k := int32(base + int(e))
-			if c.held[k] || c.capacity == 0 {
+			if c.held[k] || c.slots[l] == 0 {
 				continue
 			}
-			if c.n >= c.capacity {
-				v := c.tail
-				if c.last[v] == c.access { // every held expert is in use now
+			if c.used[l] >= c.slots[l] {
+				v := c.tail[l]
+				if c.last[v] == c.access { // every expert the layer holds is in use now
 					break
 				}
-				c.unlink(v)
-				c.held[v] = false
-				c.n--
-				c.Stats.Evictions++
+				c.unlink(l, v)
+				c.drop(l, v)
 			}
-			c.held[k] = true
-			c.n++
-			c.pushFront(k)
+			c.take(l, k)
+			c.pushFront(l, k)
 			fills++
 		}
 	case PolicyLFU:
 		for _, e := range experts {
 			k := int32(base + int(e))
 			if c.held[k] {
-				c.fix(k)
+				c.fix(l, k)
 			}
 		}
 		for _, e := range experts {
 			k := int32(base + int(e))
-			if c.held[k] || c.capacity == 0 {
+			if c.held[k] || c.slots[l] == 0 {
 				continue
 			}
-			if c.n >= c.capacity {
-				v := c.heap[0]
+			if c.used[l] >= c.slots[l] {
+				v := c.heaps[l][0]
 				if c.last[v] == c.access || c.count[k] <= c.count[v] {
 					continue // admission: not more popular than the least held
 				}
-				c.remove(v)
-				c.held[v] = false
-				c.n--
-				c.Stats.Evictions++
+				c.remove(l, v)
+				c.drop(l, v)
 			}
-			c.held[k] = true
-			c.n++
-			c.insert(k)
+			c.take(l, k)
+			c.insert(l, k)
 			fills++
 		}
 	}
@@ -194,98 +217,115 @@ func (c *Cache) Access(l int, experts []uint16, hit []bool) (hits, fills int) {
 	return hits, fills
 }
 
-// LRU list.
+func (c *Cache) take(l int, k int32) {
+	c.held[k] = true
+	c.n++
+	c.used[l]++
+}
 
-func (c *Cache) pushFront(k int32) {
-	c.prev[k], c.next[k] = -1, c.head
-	if c.head >= 0 {
-		c.prev[c.head] = k
+func (c *Cache) drop(l int, v int32) {
+	c.held[v] = false
+	c.n--
+	c.used[l]--
+	c.Stats.Evictions++
+}
+
+// LRU lists.
+
+func (c *Cache) pushFront(l int, k int32) {
+	c.prev[k], c.next[k] = -1, c.head[l]
+	if c.head[l] >= 0 {
+		c.prev[c.head[l]] = k
 	}
-	c.head = k
-	if c.tail < 0 {
-		c.tail = k
+	c.head[l] = k
+	if c.tail[l] < 0 {
+		c.tail[l] = k
 	}
 }
 
-func (c *Cache) unlink(k int32) {
+func (c *Cache) unlink(l int, k int32) {
 	p, n := c.prev[k], c.next[k]
 	if p >= 0 {
 		c.next[p] = n
 	} else {
-		c.head = n
+		c.head[l] = n
 	}
 	if n >= 0 {
 		c.prev[n] = p
 	} else {
-		c.tail = p
+		c.tail[l] = p
 	}
 }
 
-// LFU heap of held keys, ordered by (count, last access).
+// LFU heaps of held keys, ordered by (count, last access).
 
-func (c *Cache) less(i, j int) bool {
-	a, b := c.heap[i], c.heap[j]
+func (c *Cache) less(h []int32, i, j int) bool {
+	a, b := h[i], h[j]
 	if c.count[a] != c.count[b] {
 		return c.count[a] < c.count[b]
 	}
 	return c.last[a] < c.last[b]
 }
 
-func (c *Cache) swap(i, j int) {
-	c.heap[i], c.heap[j] = c.heap[j], c.heap[i]
-	c.pos[c.heap[i]], c.pos[c.heap[j]] = int32(i), int32(j)
+func (c *Cache) swap(h []int32, i, j int) {
+	h[i], h[j] = h[j], h[i]
+	c.pos[h[i]], c.pos[h[j]] = int32(i), int32(j)
 }
 
-func (c *Cache) up(i int) {
+func (c *Cache) up(h []int32, i int) {
 	for i > 0 {
 		p := (i - 1) / 2
-		if !c.less(i, p) {
+		if !c.less(h, i, p) {
 			return
 		}
-		c.swap(i, p)
+		c.swap(h, i, p)
 		i = p
 	}
 }
 
-func (c *Cache) down(i int) {
+func (c *Cache) down(h []int32, i int) {
 	for {
 		l, m := 2*i+1, i
-		if l < len(c.heap) && c.less(l, m) {
+		if l < len(h) && c.less(h, l, m) {
 			m = l
 		}
-		if r := l + 1; r < len(c.heap) && c.less(r, m) {
+		if r := l + 1; r < len(h) && c.less(h, r, m) {
 			m = r
 		}
 		if m == i {
 			return
 		}
-		c.swap(i, m)
+		c.swap(h, i, m)
 		i = m
 	}
 }
 
-// fix restores the heap after key k's count or last access changed.
-func (c *Cache) fix(k int32) {
-	c.up(int(c.pos[k]))
-	c.down(int(c.pos[k]))
+// fix restores layer l's heap after key k's count or last access changed.
+func (c *Cache) fix(l int, k int32) {
+	h := c.heaps[l]
+	c.up(h, int(c.pos[k]))
+	c.down(h, int(c.pos[k]))
 }
 
-func (c *Cache) insert(k int32) {
-	c.heap = append(c.heap, k)
-	c.pos[k] = int32(len(c.heap) - 1)
-	c.up(len(c.heap) - 1)
+func (c *Cache) insert(l int, k int32) {
+	c.heaps[l] = append(c.heaps[l], k)
+	h := c.heaps[l]
+	c.pos[k] = int32(len(h) - 1)
+	c.up(h, len(h)-1)
 }
 
-func (c *Cache) remove(k int32) {
+func (c *Cache) remove(l int, k int32) {
+	h := c.heaps[l]
 	i := int(c.pos[k])
-	last := len(c.heap) - 1
+	last := len(h) - 1
 	if i != last {
-		c.swap(i, last)
+		c.swap(h, i, last)
 	}
-	c.heap = c.heap[:last]
+	h = h[:last]
+	c.heaps[l] = h
 	c.pos[k] = -1
-	if i < len(c.heap) {
-		c.up(i)
-		c.down(i)
+	if i < len(h) {
+		c.up(h, i)
+		c.down(h, i)
 	}
 }

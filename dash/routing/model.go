@@ -2,7 +2,9 @@ package routing
 
 import (
 	"fmt"
+	"math"
 	"slices"
+	"sync"
 )
 
 // Model is what a trace must match: the model's MoE layers, its routed
@@ -116,6 +118,9 @@ type Bound struct {
 	pos  []int // decoder layer -> trace layer position, -1 for dense
 	wrap bool
 	e    int // the model's routed experts
+	// first[r], once computed, is trace request r's FirstUse table.
+	mu    sync.Mutex
+	first map[int][]uint32
 }
 
 // Bind checks the trace against m (Check) and binds it.
@@ -156,6 +161,22 @@ func (b *Bound) Need(requests, tokens int) error {
 	return nil
 }
 
+// NeedRequest reports whether the trace holds tokens 0..tokens-1 of
+// experiment request req under its rule (always with wrap).
+func (b *Bound) NeedRequest(req, tokens int) error {
+	if b.wrap || tokens <= 0 {
+		return nil
+	}
+	t := b.t
+	if req >= t.Requests() {
+		return &Error{File: t.name, Reason: fmt.Sprintf("holds %d requests; the experiment needs request %d (set workload.routing.wrap: true to cycle through the trace)", t.Requests(), req)}
+	}
+	if n := t.Tokens(req); n < tokens {
+		return &Error{File: t.name, Reason: fmt.Sprintf("request %d holds %d tokens; the experiment needs %d of it (set workload.routing.wrap: true to cycle through the trace)", t.reqIDs[req], n, tokens)}
+	}
+	return nil
+}
+
 // Selected returns the experts experiment request req's token tok selects
 // at decoder layer layer (nil for a dense layer), under the trace's rule,
 // and an error for a token beyond an unwrapped trace.
@@ -179,4 +200,51 @@ func (b *Bound) Selected(req, tok, layer int) ([]uint16, error) {
 		tok %= n
 	}
 	return t.Experts(r, tok, p), nil
+}
+
+// Never is FirstUse's entry for an expert a request never selects.
+const Never = math.MaxUint32
+
+// FirstUse returns, for experiment request req (under the trace's rule),
+// the first token at which each expert is selected at each MoE layer:
+// entry o*E + e for MoE ordinal o and expert e, Never when the trace
+// request never selects it. The tokens 0..n-1 of the request select
+// expert e at layer o exactly when the entry is below n (for n beyond an
+// unwrapped trace, Token refuses them first), so a pass's distinct
+// experts over request prefixes need no walk over their tokens. The
+// tables are computed once per trace request and shared (safe for
+// concurrent use); the slice must not be modified.
+func (b *Bound) FirstUse(req int) ([]uint32, error) {
+	t := b.t
+	r := req
+	if r >= t.Requests() {
+		if !b.wrap {
+			_, err := b.Token(req, 0)
+			return nil, err
+		}
+		r %= t.Requests()
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if f, ok := b.first[r]; ok {
+		return f, nil
+	}
+	L, k := len(t.layers), t.k
+	f := make([]uint32, L*b.e)
+	for i := range f {
+		f[i] = Never
+	}
+	for tok := t.Tokens(r) - 1; tok >= 0; tok-- {
+		ids := t.ids[(t.start[r]+tok)*L*k : (t.start[r]+tok+1)*L*k]
+		for o := range L {
+			for _, x := range ids[o*k : (o+1)*k] {
+				f[o*b.e+int(x)] = uint32(tok)
+			}
+		}
+	}
+	if b.first == nil || len(b.first) >= 1<<12 {
+		b.first = map[int][]uint32{}
+	}
+	b.first[r] = f
+	return f, nil
 }

@@ -19,10 +19,10 @@ const maxParquetBytes = 8 * MaxEntries
 // columns, experts and weights as lists (the LIST logical type pyarrow and
 // pandas write).
 type parquetRow struct {
-	Request int64     `parquet:"request"`
-	Token   int64     `parquet:"token"`
-	Layer   int64     `parquet:"layer"`
-	Experts []int32   `parquet:"experts,list"`
+	Request int64     `parquet:"request,delta"`
+	Token   int64     `parquet:"token,delta"`
+	Layer   int64     `parquet:"layer,delta"`
+	Experts []int32   `parquet:"experts,list" parquet-element:",dict"`
 	Weights []float32 `parquet:"weights,optional,list"`
 }
 
@@ -134,10 +134,10 @@ func EncodeParquet(w io.Writer, t *Trace) error {
 
 // unweightedRow is a row of a trace without weights.
 type unweightedRow struct {
-	Request int64   `parquet:"request"`
-	Token   int64   `parquet:"token"`
-	Layer   int64   `parquet:"layer"`
-	Experts []int32 `parquet:"experts,list"`
+	Request int64   `parquet:"request,delta"`
+	Token   int64   `parquet:"token,delta"`
+	Layer   int64   `parquet:"layer,delta"`
+	Experts []int32 `parquet:"experts,list" parquet-element:",dict"`
 }
 
 func writeRows[T any](w io.Writer, t *Trace, conv func(parquetRow) T) error {

@@ -58,7 +58,7 @@ type genSource struct {
 }
 
 type genRequest struct {
-	r          *rand.Rand
+	r          *rand.PCG
 	task       int
 	next       int      // the next token to draw
 	cur, spare []uint16 // the last token drawn, and a scratch buffer

@@ -121,14 +121,22 @@ type generator struct {
 	s     Synthetic
 	m     Model
 	tasks int
-	// cdf[task][layer] is the cumulative popularity (built on first use)
-	cdf  [][][]float64
+	// pop[task][layer] is the popularity (built on first use)
+	pop  [][]*popularity
 	path [][]uint16 // path[l][e]: the expert at MoE layer l that expert e at layer l-1 leads to
+}
+
+// popularity is one layer's expert popularity for one task: the weights
+// and Walker's alias table over them (one draw in constant time).
+type popularity struct {
+	w     []float64 // normalised weights
+	prob  []uint32  // alias-table thresholds (of 2^32)
+	alias []uint16
 }
 
 func newGenerator(s Synthetic, m Model) *generator {
 	g := &generator{s: s, m: m, tasks: max(1, s.Tasks)}
-	g.cdf = make([][][]float64, g.tasks)
+	g.pop = make([][]*popularity, g.tasks)
 	L, E := len(m.MoELayers), m.Experts
 	g.path = make([][]uint16, L)
 	for l := 1; l < L; l++ {
@@ -151,13 +159,13 @@ func zipf(e int, s float64, seed, stream uint64) []float64 {
 	return w
 }
 
-// table is the cumulative popularity of task at MoE layer l.
-func (g *generator) table(task, l int) []float64 {
-	if g.cdf[task] == nil {
-		g.cdf[task] = make([][]float64, len(g.m.MoELayers))
+// table is the popularity of task at MoE layer l.
+func (g *generator) table(task, l int) *popularity {
+	if g.pop[task] == nil {
+		g.pop[task] = make([]*popularity, len(g.m.MoELayers))
 	}
-	if c := g.cdf[task][l]; c != nil {
-		return c
+	if p := g.pop[task][l]; p != nil {
+		return p
 	}
 	E := g.m.Experts
 	base := zipf(E, g.s.Skew, g.s.Seed, uint64(l)*2+1)
@@ -174,61 +182,80 @@ func (g *generator) table(task, l int) []float64 {
 			w[i] = g.s.TaskOverlap*base[i]/sb + (1-g.s.TaskOverlap)*own[i]/so
 		}
 	}
-	c := make([]float64, E)
-	var sum float64
-	for i, x := range w {
-		sum += x
-		c[i] = sum
-	}
-	for i := range c {
-		c[i] /= sum
-	}
-	c[E-1] = 1
-	g.cdf[task][l] = c
-	return c
+	p := newPopularity(w)
+	g.pop[task][l] = p
+	return p
 }
 
-// draw samples an expert from cdf, avoiding those in taken.
-func draw(r *rand.Rand, cdf []float64, taken []uint16) uint16 {
-	for range 32 {
-		x := r.Float64()
-		lo, hi := 0, len(cdf)-1
-		for lo < hi {
-			mid := (lo + hi) / 2
-			if cdf[mid] <= x {
-				lo = mid + 1
-			} else {
-				hi = mid
-			}
+// newPopularity normalises w and builds its alias table (Vose's method).
+func newPopularity(w []float64) *popularity {
+	n := len(w)
+	var sum float64
+	for _, x := range w {
+		sum += x
+	}
+	p := &popularity{w: make([]float64, n), prob: make([]uint32, n), alias: make([]uint16, n)}
+	scaled := make([]float64, n)
+	var small, large []int
+	for i, x := range w {
+		p.w[i] = x / sum
+		scaled[i] = p.w[i] * float64(n)
+		if scaled[i] < 1 {
+			small = append(small, i)
+		} else {
+			large = append(large, i)
 		}
-		if !holds(taken, uint16(lo)) {
-			return uint16(lo)
+	}
+	for len(small) > 0 && len(large) > 0 {
+		s, l := small[len(small)-1], large[len(large)-1]
+		small = small[:len(small)-1]
+		p.prob[s] = uint32(math.Min(scaled[s], 1) * math.MaxUint32)
+		p.alias[s] = uint16(l)
+		scaled[l] -= 1 - scaled[s]
+		if scaled[l] < 1 {
+			large = large[:len(large)-1]
+			small = append(small, l)
+		}
+	}
+	for _, i := range append(small, large...) {
+		p.prob[i], p.alias[i] = math.MaxUint32, uint16(i)
+	}
+	return p
+}
+
+// draw samples an expert from p, avoiding those in taken.
+func draw(r *rand.PCG, p *popularity, taken []uint16) uint16 {
+	n := uint64(len(p.prob))
+	for range 32 {
+		u := r.Uint64()
+		i := (u >> 32) * n >> 32
+		e := uint16(i)
+		if uint32(u) >= p.prob[i] {
+			e = p.alias[i]
+		}
+		if !holds(taken, e) {
+			return e
 		}
 	}
 	// A heavy skew keeps hitting the taken experts: draw among the others
 	// exactly.
 	var total float64
-	prev := 0.0
-	for i, c := range cdf {
+	for i, w := range p.w {
 		if !holds(taken, uint16(i)) {
-			total += c - prev
+			total += w
 		}
-		prev = c
 	}
-	x := r.Float64() * total
-	prev = 0
+	x := unitFloat(r) * total
 	last := 0
-	for i, c := range cdf {
-		p := c - prev
-		prev = c
+	for i, w := range p.w {
 		if holds(taken, uint16(i)) {
 			continue
 		}
 		last = i
-		if x < p {
+		if x < w {
 			return uint16(i)
 		}
-		x -= p
+		x -= w
 	}
 	return uint16(last)
 }
@@ -245,24 +272,24 @@ func holds(s []uint16, e uint16) bool {
 // token draws one token's experts at every MoE layer into out (L*k ids),
 // given the previous token's (prev, nil at a request's first token), from
 // the request's stream r.
-func (g *generator) token(r *rand.Rand, task int, prev, out []uint16) {
+func (g *generator) token(r *rand.PCG, task int, prev, out []uint16) {
 	L, k := len(g.m.MoELayers), g.m.TopK
 	s := g.s
 	for l := range L {
 		row := out[l*k : l*k : (l+1)*k]
-		cdf := g.table(task, l)
+		pop := g.table(task, l)
 		for j := range k {
 			e, ok := uint16(0), false
-			if prev != nil && s.Repeat > 0 && r.Float64() < s.Repeat {
+			if prev != nil && s.Repeat > 0 && unitFloat(r) < s.Repeat {
 				e = prev[l*k+j]
 				ok = !holds(row, e)
 			}
-			if !ok && l > 0 && s.LayerCorr > 0 && r.Float64() < s.LayerCorr {
+			if !ok && l > 0 && s.LayerCorr > 0 && unitFloat(r) < s.LayerCorr {
 				e = g.path[l][out[(l-1)*k+j]]
 				ok = !holds(row, e)
 			}
 			if !ok {
-				e = draw(r, cdf, row)
+				e = draw(r, pop, row)
 			}
 			row = append(row, e)
 		}
@@ -303,10 +330,14 @@ func Generate(s Synthetic, m Model, requests, tokens int) (*Trace, error) {
 }
 
 // stream is request req's random stream and task.
-func (g *generator) stream(req int) (*rand.Rand, int) {
-	r := rand.New(g.source(req))
-	return r, r.IntN(g.tasks)
+func (g *generator) stream(req int) (*rand.PCG, int) {
+	r := g.source(req)
+	return r, int(r.Uint64() % uint64(g.tasks))
 }
+
+// unitFloat is a uniform number in [0, 1) from r (the PCG called directly:
+// the generator draws hundreds of millions).
+func unitFloat(r *rand.PCG) float64 { return float64(r.Uint64()>>11) * 0x1p-53 }
 
 // source is request req's random source.
 func (g *generator) source(req int) *rand.PCG { return rand.NewPCG(g.s.Seed, uint64(req)+0x51ed) }

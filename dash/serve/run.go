@@ -3,6 +3,7 @@ package serve
 import (
 	"time"
 
+	"github.com/dashlab/dashlab/dash/sim"
 	"github.com/dashlab/dashlab/dash/unit"
 )
 
@@ -12,6 +13,9 @@ type Run struct {
 	Model  string `json:"model"`
 	System string `json:"system"`
 	Mode   Mode   `json:"mode"`
+	// Routing is what per-token routing did over the run's passes (kinds
+	// trace and synthetic; nil for the formula kinds).
+	Routing *sim.RoutingStats `json:"routing,omitempty"`
 	// Requests is the trace's length; Completed and Rejected count the
 	// requests that finished and those refused (never fitting).
 	Requests  int `json:"requests"`

@@ -120,7 +120,11 @@ func Simulate(ctx context.Context, cfg Config, reqs []Request, progress func(Pro
 			return nil, err
 		}
 	}
-	return SimulateOn(ctx, cfg, passerEngine{p}, PlanKV(cfg.Experiment), reqs, progress)
+	run, err := SimulateOn(ctx, cfg, passerEngine{p}, PlanKV(cfg.Experiment), reqs, progress)
+	if run != nil {
+		run.Routing = p.Routing()
+	}
+	return run, err
 }
 
 // SimulateOn is Simulate on an instance given by its engine and KV
@@ -148,6 +152,13 @@ func SimulateOn(ctx context.Context, cfg Config, p Engine, kv KVCapacity, reqs [
 		}
 	}
 	exp := cfg.Experiment
+	if b := exp.RoutingTraceBound(); b != nil { // recorded routing: each request's tokens up to its last processed one
+		for _, r := range reqs {
+			if err := b.NeedRequest(r.ID, r.Prompt+r.Output-1); err != nil {
+				return nil, fmt.Errorf("workload.routing.file: %w", err)
+			}
+		}
+	}
 	s := &server{cfg: cfg, passer: p, reqs: reqs,
 		capHBF:     kv.HBF,
 		capHBM:     kv.HBM,
@@ -342,7 +353,7 @@ func (s *server) compose() {
 	}
 	addChunk := func(l *live) {
 		n := min(sc.Chunk, l.req.Prompt-l.prefilled, budget)
-		s.prefillRows = append(s.prefillRows, sim.Row{Tokens: n, Cached: l.prefilled, Prompt: l.req.Prompt})
+		s.prefillRows = append(s.prefillRows, sim.Row{Tokens: n, Cached: l.prefilled, Prompt: l.req.Prompt, Request: l.req.ID})
 		s.prefillOwners = append(s.prefillOwners, l)
 		budget -= n
 	}
@@ -386,7 +397,7 @@ func (s *server) compose() {
 
 // decodeRow is an active request's next decode step.
 func (s *server) decodeRow(l *live) sim.Row {
-	return sim.Row{Tokens: 1, Cached: l.req.Prompt + l.generated - 1, Prompt: l.req.Prompt}
+	return sim.Row{Tokens: 1, Cached: l.req.Prompt + l.generated - 1, Prompt: l.req.Prompt, Request: l.req.ID}
 }
 
 // approximate replaces the decode rows by as many identical rows at their
@@ -410,7 +421,7 @@ func approximate(rows []sim.Row, q int) {
 	c := int(math.Round(float64(ctx)/float64(n)/float64(q))) * q
 	c = max(c, p+1)
 	for i := range rows {
-		rows[i] = sim.Row{Tokens: 1, Cached: c - 1, Prompt: p}
+		rows[i] = sim.Row{Tokens: 1, Cached: c - 1, Prompt: p, Request: rows[i].Request}
 	}
 }
 

@@ -23,6 +23,10 @@ type Row struct {
 	Cached int
 	// Prompt is the request's prompt length.
 	Prompt int
+	// Request identifies the request (serve: its index in the workload):
+	// recorded routing (kinds trace and synthetic) reads the experts of
+	// its tokens Cached .. Cached+Tokens-1.
+	Request int
 }
 
 // Decode reports whether the row is a decode step (the whole prompt is
@@ -127,12 +131,27 @@ func NewPasser(exp dash.Experiment, opts Options) (*Passer, error) {
 	e.replayAllSegments()
 	p := &Passer{e: e, exp: exp, pb: newProgramBuilder(exp), noJump: opts.NoJump,
 		memo: NewPassMemo(exp), seen: map[string]struct{}{}, tmpl: map[[2]int]*pass{}}
+	if p.pb.rec, err = newRecorded(exp, p.pb.layers); err != nil {
+		return nil, err
+	}
+	if p.pb.rec != nil {
+		p.pb.rec.cfg = &e.cfg
+	}
 	m := exp.Model()
 	p.sameAsPrev = make([]bool, m.NumLayers)
 	for i := 1; i < m.NumLayers; i++ {
 		p.sameAsPrev[i] = m.SameAttentionSpan(i-1, i)
 	}
 	return p, nil
+}
+
+// Routing is what per-token routing did over the passes so far (kinds
+// trace and synthetic; nil for the formula kinds).
+func (p *Passer) Routing() *RoutingStats {
+	if p.pb == nil || p.pb.rec == nil {
+		return nil
+	}
+	return p.pb.rec.finish()
 }
 
 // Now is the simulated time at the end of the last pass.
@@ -189,11 +208,20 @@ func (p *Passer) run(rows []Row, part *Part) (PassResult, error) {
 		kernels[i] = b.batchKernel(i, rows)
 	}
 	p.step++
+	routed := b.rec != nil && (part == nil || part.Experts == nil)
+	if routed {
+		if err := b.routeRows(rows); err != nil {
+			return PassResult{}, err
+		}
+	}
 	if b.random && (part == nil || part.Experts == nil) {
 		p.key = nil // random routing: every pass is its own
 	} else {
 		p.key = p.passKey(p.key[:0], res.Tokens, res.Sampled, kernels)
 		p.key = part.appendKey(p.key)
+		if routed { // the loads themselves: a memo shared by Passers outlives their numbering
+			p.key = append(append(p.key, 'r'), b.rec.key...)
+		}
 		_, again := p.seen[string(p.key)]
 		again = again && !p.noJump
 		if !again && !p.noJump {
@@ -281,7 +309,7 @@ func (p *Passer) program(tokens, sampled int, kernels []opSpec) *pass {
 	b := p.pb
 	sh := shape{tokens: tokens, sampled: sampled, decode: tokens == sampled, step: p.step,
 		kernel: func(i int) opSpec { return kernels[i] }}
-	if b.random || b.part != nil { // parts are built afresh (a pass that ran before replays instead)
+	if b.random || b.part != nil || b.rec != nil { // built afresh (a pass that ran before replays instead)
 		ps := b.buildShape(sh)
 		return &ps
 	}

@@ -219,7 +219,7 @@ func (e *engine) issuePredictable(i int) {
 	}
 	_, wd, wr := c.weightSplit(spec)
 	kd, kr := c.kvSplit(spec)
-	sd, sr := e.assignExperts(spec.sharedN, spec.sharedBytes, 0, 0)
+	sd, sr := e.cfg.assignExperts(spec.sharedN, spec.sharedBytes, 0, 0)
 	e.issueHBFReads(i, wd+kd+sd, wr+kr+sr, false)
 }
 
@@ -267,7 +267,7 @@ func (e *engine) issueAtStart(op int) {
 	wh, _, _ := c.weightSplit(spec)
 	rt := &c.rt
 	h := rt.nHBM / rt.pairs
-	fromHBM := wh + spec.kvHBM
+	fromHBM := wh + spec.kvHBM + spec.cachedBytes()
 	if rt.nHBF == 0 { // no HBF: the experts and the gathered rows are in HBM
 		fromHBM += spec.gather + unit.Bytes(spec.sharedN)*spec.sharedBytes + unit.Bytes(spec.routedN)*spec.expertSize
 	}
@@ -293,7 +293,7 @@ func (e *engine) issueAtStart(op int) {
 		}
 		for k := range h {
 			i := pair*h + k
-			if b := perStack(spec.kvWriteHBM, rt.nHBM, i); b > 0 {
+			if b := perStack(spec.kvWriteHBM+spec.cacheFill, rt.nHBM, i); b > 0 {
 				e.issueChunk(e.newStream(rt.hbmWrite[i], -1, b))
 			}
 			// Writeback: over the pair-local HBM-HBF path, or the route
@@ -324,8 +324,7 @@ func (e *engine) issueRouted(i int) {
 	e.issuePredictable(i)
 	e.maxOp = max(e.maxOp, i)
 	spec := &e.pass.ops[i]
-	sd, sr := e.assignExperts(spec.sharedN, spec.sharedBytes, 0, 0)
-	d, r := e.assignExperts(spec.routedN, spec.expertSize, sd, sr)
+	d, r := e.cfg.routedSplit(spec)
 	e.issueHBFReads(i, d, r, e.cfg.earlyBuf > 0)
 	e.holdArray = false
 	for stack := range e.cfg.nHBF {
@@ -333,13 +332,26 @@ func (e *engine) issueRouted(i int) {
 	}
 }
 
+// routedSplit is the Direct and Relay bytes of MoE operator spec's
+// selected experts read from HBF: those the expert cache does not hold,
+// assigned whole after the shared experts, with the cached ones read from
+// HBM counted against the Relay set (they cross the GPU-HBM links it
+// drains over).
+func (c *config) routedSplit(spec *opSpec) (direct, relay unit.Bytes) {
+	sd, sr := c.assignExperts(spec.sharedN, spec.sharedBytes, 0, 0)
+	if cached := spec.cachedBytes(); cached > 0 && c.dualPath && c.nHBM > 0 {
+		rr := float64(min(c.fh, c.gh)) * float64(c.nHBF)
+		sr += unit.Bytes(float64(cached) / (float64(c.gh) * float64(c.nHBM)) * rr)
+	}
+	return c.assignExperts(spec.routedN-spec.cachedN, spec.expertSize, sd, sr)
+}
+
 // assignExperts assigns count experts of size bytes each, whole, to the
 // Direct and Relay route sets, given bytes already committed to each, so
 // that the later-finishing set finishes as early as possible (longest
 // processing time first; with equal sizes, each goes to the set that would
 // finish first). It returns the bytes added to each set.
-func (e *engine) assignExperts(count int, size, committedD, committedR unit.Bytes) (direct, relay unit.Bytes) {
-	c := &e.cfg
+func (c *config) assignExperts(count int, size, committedD, committedR unit.Bytes) (direct, relay unit.Bytes) {
 	if count == 0 || size == 0 {
 		return 0, 0
 	}

@@ -16,6 +16,10 @@ type ExpertLoad struct {
 	Active int
 	// Rows is the number of token-expert pairs the local experts process.
 	Rows int
+	// Cached of the Active experts are held by the HBM expert cache (read
+	// from HBM) and Filled misses are written into it: recorded routing
+	// sets them; a Part leaves them 0.
+	Cached, Filled int
 }
 
 // perExpert is the mean rows per active expert, rounded up (the grouped

@@ -36,10 +36,19 @@ type opSpec struct {
 	// (known when routing completes), each of expertBytes/sharedBytes.
 	sharedN, routedN        int
 	sharedBytes, expertSize unit.Bytes
+	// cachedN of the routedN selected experts are held by the HBM expert
+	// cache and read from HBM when the operator starts; cacheFill bytes of
+	// missed experts are written into HBM (the cache's fills).
+	cachedN   int
+	cacheFill unit.Bytes
 	// routing marks the operator whose completion determines the selected
 	// experts of the next MoE operator.
 	routing bool
 }
+
+// cachedBytes is the selected experts' bytes read from the HBM expert
+// cache.
+func (o *opSpec) cachedBytes() unit.Bytes { return unit.Bytes(o.cachedN) * o.expertSize }
 
 // readsHBF reports whether the operator reads any HBF-resident data:
 // weights (every weight has an HBF copy), HBF KV, experts or gathered rows.
@@ -63,25 +72,32 @@ type pass struct {
 	staticSig []uint64
 	// tailSig identifies the operators after the last layer.
 	tailSig uint64
+	// routeID numbers the loads the program was built for (recorded
+	// routing; 0 otherwise).
+	routeID int32
 }
 
 // programBuilder derives operator programs from an experiment.
 type programBuilder struct {
-	m          dash.ModelSpec
-	fp         dash.Footprint
-	plan       dash.Plan
-	layers     []dash.LayerWeights
-	timing     dash.Timing
-	w          dash.WorkloadSpec
-	embedRow   unit.Bytes // bytes of one embedding row
-	headBytes  unit.Bytes // LM-head weights
-	headRepl   bool
-	finalNorm  unit.Bytes
-	wdt        gpu.DType // stored dtype of projection / expert weights
-	random     bool      // routing draws experts at random (per step and layer)
-	launchOnly bool      // memory-bound operators pay only the launch floor
-	lookahead  bool      // early expert selection (§V-C) applies
-	noHBF      bool      // the package has no HBF: the prompt's KV lives in HBM
+	m         dash.ModelSpec
+	fp        dash.Footprint
+	plan      dash.Plan
+	layers    []dash.LayerWeights
+	timing    dash.Timing
+	w         dash.WorkloadSpec
+	embedRow  unit.Bytes // bytes of one embedding row
+	headBytes unit.Bytes // LM-head weights
+	headRepl  bool
+	finalNorm unit.Bytes
+	wdt       gpu.DType // stored dtype of projection / expert weights
+	random    bool      // routing draws experts at random (per step and layer)
+	// rec routes passes per token (kinds trace and synthetic; nil for the
+	// formula kinds); routeID numbers the loads of the pass being built.
+	rec        *recorded
+	routeID    int32
+	launchOnly bool // memory-bound operators pay only the launch floor
+	lookahead  bool // early expert selection (§V-C) applies
+	noHBF      bool // the package has no HBF: the prompt's KV lives in HBM
 	// extrapolated collects the operator shapes the timing model answered
 	// outside its measured range.
 	extrapolated map[string]bool
@@ -142,20 +158,31 @@ func newProgramBuilder(e dash.Experiment) *programBuilder {
 	for i := 1; i < m.NumLayers; i++ {
 		b.sameSpan[i] = m.SameAttentionSpan(i-1, i)
 	}
-	b.random = e.Workload().Routing.EffectiveKind() != dash.RoutingBalanced
+	switch e.Workload().Routing.EffectiveKind() {
+	case dash.RoutingUniform, dash.RoutingZipf:
+		b.random = true
+	}
 	b.launchOnly = e.Execution().LaunchOnlyOverhead
 	b.lookahead = e.Execution().Lookahead && m.LookaheadEligible()
 	b.noHBF = b.plan.HBFStacks == 0
 	return b
 }
 
+// stepKey identifies a decode step's program: its KV blocks (and
+// writeback family) and, under recorded routing, its loads.
+type stepKey struct {
+	blocks  int
+	routing int32
+}
+
 // decodeKey identifies the decode programs that are identical: with paged
 // KV, every step whose context rounds up to the same block count reads the
 // same blocks and runs the same operators. (Random routing differs per
-// step: no two steps share a key then.)
-func (b *programBuilder) decodeKey(ctx, step int) int {
+// step: no two steps share a key then; recorded routing adds the step's
+// loads.)
+func (b *programBuilder) decodeKey(ctx, step int) stepKey {
 	if b.random {
-		return -step
+		return stepKey{blocks: -step}
 	}
 	key := roundUp(ctx, b.block)
 	if c := b.m.Attention.ChunkSize; c > 0 && c%b.block != 0 {
@@ -168,7 +195,7 @@ func (b *programBuilder) decodeKey(ctx, step int) int {
 		}
 		key |= (b.kv.version<<1 | wb) << 32
 	}
-	return key
+	return stepKey{blocks: key, routing: b.routeID}
 }
 
 func roundUp(n, k int) int { return (n + k - 1) / k * k }
@@ -267,7 +294,7 @@ type shape struct {
 func (b *programBuilder) buildShape(sh shape) pass {
 	m := b.m
 	tokens, step := sh.tokens, sh.step
-	p := pass{tokens: tokens, decode: sh.decode, ops: make([]opSpec, 0, b.opsHint)}
+	p := pass{tokens: tokens, decode: sh.decode, ops: make([]opSpec, 0, b.opsHint), routeID: b.routeID}
 	hidden := m.HiddenSize
 	attnRepl := b.plan.IsReplicated(dash.ClassAttention)
 	embed := opSpec{class: ClassEmbed, layer: -1, gather: unit.Bytes(tokens) * b.embedRow}
@@ -281,15 +308,24 @@ func (b *programBuilder) buildShape(sh shape) pass {
 	// but for its kernel (balanced routing selects the same experts in
 	// every layer): its block is copied (the models repeat one layer 48 to
 	// 94 times), and so is its signature.
+	// Under recorded routing a layer is copied when its load is the same
+	// too.
 	copyable := !b.random && (b.part == nil || b.part.Experts == nil) && !b.noCopy
-	firstOf := map[dash.LayerWeights]int{}
+	type copyKey struct {
+		lw   dash.LayerWeights
+		load ExpertLoad
+	}
+	firstOf := map[copyKey]int{}
 	src := make([]int, m.NumLayers)
 	for i := range m.NumLayers {
 		lw := b.layers[i]
 		src[i] = -1
 		if copyable {
-			same := lw
-			same.Layer = 0
+			same := copyKey{lw: lw}
+			same.lw.Layer = 0
+			if b.rec != nil {
+				same.load = b.rec.cur[i]
+			}
 			if k, ok := firstOf[same]; ok {
 				src[i] = k
 				b.copyLayer(&p, k, i, sh.kernel(i))
@@ -414,7 +450,7 @@ func (b *programBuilder) setContext(p *pass, ctx, step int) {
 		}
 		p.ops[k] = b.attnKernel(i, true, ctx)
 	}
-	if b.random {
+	if b.random || b.rec != nil && p.routeID != b.routeID { // the experts differ from step to step
 		*p = b.build(true, ctx, step)
 		return
 	}
@@ -499,6 +535,10 @@ func (b *programBuilder) expertBlock(i int, lw dash.LayerWeights, tokens, step i
 	f := m.FFN
 	active, rows := b.selectExperts(i, tokens, step)
 	block := opSpec{class: ClassExperts, layer: i, routedN: active, expertSize: lw.RoutedExpert}
+	if b.rec != nil && (b.part == nil || b.part.Experts == nil) {
+		ld := b.rec.cur[i]
+		block.cachedN, block.cacheFill = ld.Cached, unit.Bytes(ld.Filled)*lw.RoutedExpert
+	}
 	var c, o unit.Duration
 	if active > 0 { // a GPU of an expert-parallel group may receive no routed rows
 		c, o = b.predict(gpu.Op{Kind: gpu.Grouped, Experts: active, Rows: rows, Hidden: m.HiddenSize, Inter: f.MoEIntermediate, WeightDType: b.wdt})
@@ -520,6 +560,9 @@ func (b *programBuilder) selectExperts(layer, tokens, step int) (active, rows in
 	f := b.m.FFN
 	if b.part != nil && b.part.Experts != nil {
 		return b.part.Experts[layer].Active, b.part.Experts[layer].perExpert()
+	}
+	if b.rec != nil { // counted from the pass's tokens before the build
+		return b.rec.cur[layer].Active, b.rec.cur[layer].perExpert()
 	}
 	picks := tokens * f.TopK
 	if !b.random { // balanced: B*k selections over min(E, B*k) experts
@@ -586,11 +629,12 @@ func sampleWithout(r *rand.Rand, weights []float64, chosen []bool) int {
 func (b *programBuilder) signature(ops []opSpec) uint64 {
 	var h maphash.Hash
 	h.SetSeed(b.seed)
-	var buf [16 * 8]byte // one operator's fields, little-endian
+	var buf [18 * 8]byte // one operator's fields, little-endian
 	for _, o := range ops {
-		for k, v := range [16]int64{int64(o.class), int64(o.compute), int64(o.overhead), int64(o.weights), b2i(o.replicated),
+		for k, v := range [18]int64{int64(o.class), int64(o.compute), int64(o.overhead), int64(o.weights), b2i(o.replicated),
 			int64(o.kvHBM), int64(o.kvHBF), int64(o.kvWriteHBF), int64(o.kvWriteHBM), int64(o.kvWriteback), int64(o.gather),
-			int64(o.sharedN), int64(o.routedN), int64(o.sharedBytes), int64(o.expertSize), b2i(o.routing)} {
+			int64(o.sharedN), int64(o.routedN), int64(o.sharedBytes), int64(o.expertSize), b2i(o.routing),
+			int64(o.cachedN), int64(o.cacheFill)} {
 			binary.LittleEndian.PutUint64(buf[8*k:], uint64(v))
 		}
 		h.Write(buf[:])

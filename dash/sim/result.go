@@ -53,6 +53,9 @@ type Result struct {
 	// Flash is the HBF flash management: superblocks, erases, write
 	// amplification, program-busy time.
 	Flash FlashStats `json:"flash"`
+	// Routing is what per-token routing did (kinds trace and synthetic;
+	// nil for the formula kinds).
+	Routing *RoutingStats `json:"routing,omitempty"`
 	// Timeline is the traced layer, when Options.Trace asked for one.
 	Timeline *Timeline `json:"timeline,omitempty"`
 	// Extrapolated lists the operator shapes whose timing came from the GPU

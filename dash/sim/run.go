@@ -63,7 +63,18 @@ func RunWith(exp dash.Experiment, opts Options) (Result, error) {
 	e.replaySegments()
 	e.budget = bud
 	pb := newProgramBuilder(exp)
+	if pb.rec, err = newRecorded(exp, pb.layers); err != nil {
+		return Result{}, err
+	}
+	if pb.rec != nil {
+		pb.rec.cfg = &e.cfg
+	}
 	w := exp.Workload()
+	if b := exp.RoutingTraceBound(); b != nil { // the B requests' tokens up to the last processed one
+		if err := b.Need(w.Batch, w.Prompt+w.Output-1); err != nil {
+			return Result{}, fmt.Errorf("sim: workload.routing.file: %w", err)
+		}
+	}
 	res := Result{Name: exp.Name(), Model: exp.Model().ID, System: exp.System().ID, GPU: exp.Timing().GPU().ID,
 		Batch: w.Batch, Prompt: w.Prompt, Output: w.Output}
 
@@ -80,6 +91,9 @@ func RunWith(exp dash.Experiment, opts Options) (Result, error) {
 		return err
 	}
 	phaseStart = e.st.clone()
+	if err := pb.routeFixed(0, w.Prompt, false); err != nil {
+		return Result{}, err
+	}
 	if err := runPhase(pb.build(false, w.Prompt, 0), 0); err != nil {
 		return Result{}, err
 	}
@@ -94,14 +108,14 @@ func RunWith(exp dash.Experiment, opts Options) (Result, error) {
 		d     Time
 		delta []int64
 	}
-	memo := map[int]replay{}
+	memo := map[stepKey]replay{}
 	var before, after []int64
 	var tmpl *pass
 	if pb.kv, err = newKVLedger(exp); err != nil {
 		return Result{}, err
 	}
 	firstWB := 0
-	sampled := opts.DecodeSample > 1 && !opts.NoJump && (opts.Trace == nil || opts.Trace.Pass == 0)
+	sampled := opts.DecodeSample > 1 && !opts.NoJump && (opts.Trace == nil || opts.Trace.Pass == 0) && pb.rec == nil
 	if sampled {
 		if err := e.sampledDecode(pb, w.Prompt, w.Output, opts.DecodeSample, &firstWB); err != nil {
 			return Result{}, err
@@ -110,7 +124,8 @@ func RunWith(exp dash.Experiment, opts Options) (Result, error) {
 	// Runs of replayed steps are queued (m x a record) and applied in bulk
 	// (replays.go) before a step is simulated and at the end.
 	var run replay
-	runKey, runN := 0, 0
+	var runKey stepKey
+	runN := 0
 	endRun := func() error {
 		if runN > 0 {
 			e.queueReplay(run.d, run.delta, runN)
@@ -127,9 +142,15 @@ func RunWith(exp dash.Experiment, opts Options) (Result, error) {
 				firstWB = s
 			}
 		}
+		if err := pb.routeFixed(s, ctx, true); err != nil {
+			return Result{}, err
+		}
 		key := pb.decodeKey(ctx, s)
 		traced := opts.Trace != nil && opts.Trace.Pass == s
 		if r, ok := memo[key]; ok && !opts.NoJump && !traced {
+			if pb.rec != nil {
+				pb.rec.steps = append(pb.rec.steps, r.d)
+			}
 			if runN > 0 && key != runKey {
 				e.queueReplay(run.d, run.delta, runN)
 				runN = 0
@@ -167,6 +188,9 @@ func RunWith(exp dash.Experiment, opts Options) (Result, error) {
 			clear(memo)
 		}
 		memo[key] = replay{d: e.now - t0, delta: delta}
+		if pb.rec != nil {
+			pb.rec.steps = append(pb.rec.steps, e.now-t0)
+		}
 	}
 	if err := endRun(); err != nil {
 		return Result{}, err
@@ -174,6 +198,9 @@ func RunWith(exp dash.Experiment, opts Options) (Result, error) {
 	res.E2E = e.now
 	res.Decode = e.st.phase(phaseStart, res.E2E-res.TTFT)
 	res.KV = kvStats(exp, pb.kv)
+	if pb.rec != nil {
+		res.Routing = pb.rec.finish()
+	}
 	res.KV.FirstWritebackStep = firstWB
 	programs := make([]int64, len(e.hbf))
 	var progBusy Time

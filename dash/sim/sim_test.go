@@ -235,8 +235,8 @@ func TestExpertAssignmentBalanced(t *testing.T) {
 	}{
 		{1, 100, 0, 0}, {2, 100, 0, 0}, {7, 100, 0, 0}, {8, 37, 0, 0}, {1, 50, 100, 1}, {3, 40, 100, 1}, {5, 10, 30, 2},
 	} {
-		sd, sr := e.assignExperts(c.sharedCount, c.shared, 0, 0)
-		d, r := e.assignExperts(c.count, c.size, sd, sr)
+		sd, sr := e.cfg.assignExperts(c.sharedCount, c.shared, 0, 0)
+		d, r := e.cfg.assignExperts(c.count, c.size, sd, sr)
 		if d+r != unit.Bytes(c.count)*c.size {
 			t.Errorf("%+v: assigned %v + %v", c, d, r)
 		}
@@ -252,7 +252,7 @@ func TestExpertAssignmentBalanced(t *testing.T) {
 	// Single-path topologies use only their path.
 	for sys, wantDirect := range map[string]bool{"relay-only": false, "direct-only": true} {
 		cfg, _ := newConfig(build(t, "qwen3-235b-a22b", sys, 1, 64, 2))
-		d, r := newEngine(cfg).assignExperts(5, 10, 0, 0)
+		d, r := newEngine(cfg).cfg.assignExperts(5, 10, 0, 0)
 		if (d == 50) != wantDirect || d+r != 50 {
 			t.Errorf("%s: direct %v relay %v", sys, d, r)
 		}

@@ -527,6 +527,9 @@ func (p *Plan) materialize(digits []int) Point {
 	if wk, ok := p.kind.(WorkloadKind); ok {
 		pt.File.Workload = wk.Workload(pt)
 	}
+	if f := pt.File.Workload.Routing.File; f != "" && !filepath.IsAbs(f) { // a routing trace beside the sweep file
+		pt.File.Workload.Routing.File = filepath.Join(p.baseDir, f)
+	}
 	pt.System = p.systems[pt.File.System]
 	if err := dash.ApplySettings(dash.KnobTarget{System: &pt.System}, sysSets...); err != nil {
 		pt.err = err // the labels read back exactly (see label); kept for validate

@@ -135,6 +135,9 @@ func printResult(w io.Writer, r sim.Result) {
 		t.add(rt.Route.String(), rt.Requested.String(), rt.Delivered.String())
 	}
 	t.write(w)
+	if g := r.Routing; g != nil {
+		printRouting(w, g)
+	}
 	if len(r.Extrapolated) > 0 {
 		fmt.Fprintf(w, "\ntiming extrapolated beyond the measured profile for %d operator shapes, e.g. %s\n", len(r.Extrapolated), r.Extrapolated[0])
 	}
@@ -156,4 +159,20 @@ func classTable(r sim.Result) csvTable {
 		t.err = cmp.Or(t.err, c.err)
 	}
 	return t
+}
+
+// printRouting writes what per-token routing did (kinds trace and
+// synthetic).
+func printRouting(w io.Writer, g *sim.RoutingStats) {
+	fmt.Fprintf(w, "\nrouting (%s, %s):\n", g.Kind, g.Source)
+	fmt.Fprintf(w, "  distinct experts a decode layer reads: mean %.1f, median %d, %d to %d\n", g.DistinctMean, g.DistinctP50, g.DistinctMin, g.DistinctMax)
+	fmt.Fprintf(w, "  selected experts over Direct %v, Relay %v, from the HBM cache %v\n", g.DirectBytes, g.RelayBytes, g.CachedBytes)
+	if g.IdealTime > 0 {
+		fmt.Fprintf(w, "  whole-expert assignment: T_Direct %v, T_Relay %v, max %v against %v split perfectly (%.1f%% imbalance)\n",
+			g.DirectTime, g.RelayTime, g.MakespanTime, g.IdealTime, 100*g.Imbalance)
+	}
+	fmt.Fprintf(w, "  decode step P50 %v, P90 %v, P99 %v, max %v\n", g.StepP50, g.StepP90, g.StepP99, g.StepMax)
+	if c := g.Cache; c != nil {
+		fmt.Fprintf(w, "  expert cache (%s, %v, %d experts): hit rate %.1f%%, %d fills (%v written)\n", c.Policy, c.Budget, c.Capacity, 100*c.HitRate, c.Fills, c.FillBytes)
+	}
 }

@@ -1,0 +1,456 @@
+package sim
+
+import (
+	"encoding/binary"
+	"fmt"
+	"slices"
+
+	"github.com/dashlab/dashlab/dash"
+	trace "github.com/dashlab/dashlab/dash/routing"
+	"github.com/dashlab/dashlab/dash/unit"
+)
+
+// Recorded routing (workload.routing kinds trace and synthetic): before a
+// pass's program is built, the tokens it processes are looked up in the
+// routing source (package routing), and each MoE layer's load is counted:
+// the distinct experts selected (read whole, as under every routing) and
+// the token-expert rows (the grouped GEMM is timed as that many experts of
+// equal rows, their mean). The expert cache, when the experiment has one,
+// is asked which of them it holds (read from HBM) and which it fills. The
+// loads are the pass's routing: two passes with the same kernels and the
+// same loads run the same program, so the exact shortcuts hold unchanged
+// (whole passes replay when a step's loads and KV blocks repeat; segments
+// replay when a layer's operators and state repeat).
+
+// firstUseSpan is the shortest request prefix whose experts are read from
+// the trace's first-use table (routing.Bound.FirstUse) rather than token
+// by token.
+const firstUseSpan = 64
+
+// span is a run of one request's tokens in a pass: tokens tok..tok+n-1
+// of request req.
+type span struct{ req, tok, n int }
+
+// recorded routes a simulation's passes per token.
+type recorded struct {
+	src   trace.Source
+	cache *trace.Cache
+	moe   []int // decoder layer -> MoE ordinal (-1: dense)
+	moeAt []int // MoE ordinal -> decoder layer
+	k, e  int
+	// cur holds each decoder layer's load of the pass being built.
+	cur     []ExpertLoad
+	seen    []uint32 // [ordinal*e + expert]: stamp of the last pass that selected it
+	stamp   uint32
+	touched [][]uint16 // per ordinal: the experts with a row
+	// intern numbers the distinct load patterns (keys of the replay memos);
+	// numbers are never reused, so a dropped map entry cannot alias.
+	intern map[string]int32
+	nextID int32
+	key    []byte
+	stats  RoutingStats
+	// distinct histogram of decode steps' layers (index: distinct experts)
+	distinct []int64
+	steps    []Time // decode step durations (the fixed-batch runner's)
+	spans    []span
+	splits   map[splitLoad]routeSplit
+	expert   []unit.Bytes
+	shared   []unit.Bytes
+	sharedN  int
+	cfg      *config
+}
+
+// newRecorded prepares per-token routing for exp, or returns nil for the
+// formula kinds.
+func newRecorded(exp dash.Experiment, layers []dash.LayerWeights) (*recorded, error) {
+	src := exp.RoutingSource()
+	if src == nil {
+		return nil, nil
+	}
+	m := exp.Model()
+	rm := m.RoutingModel()
+	r := &recorded{src: src, moe: make([]int, m.NumLayers), moeAt: rm.MoELayers, k: rm.TopK, e: rm.Experts,
+		cur: make([]ExpertLoad, m.NumLayers), seen: make([]uint32, len(rm.MoELayers)*rm.Experts),
+		touched: make([][]uint16, len(rm.MoELayers)), intern: map[string]int32{}, nextID: 1,
+		distinct: make([]int64, rm.Experts+1), sharedN: m.FFN.SharedExperts, splits: map[splitLoad]routeSplit{}}
+	for i := range r.moe {
+		r.moe[i] = -1
+	}
+	var largest unit.Bytes
+	for o, l := range rm.MoELayers {
+		r.moe[l] = o
+		r.expert = append(r.expert, layers[l].RoutedExpert)
+		sh := unit.Bytes(0)
+		if r.sharedN > 0 {
+			sh = layers[l].SharedExperts / unit.Bytes(r.sharedN)
+		}
+		r.shared = append(r.shared, sh)
+		largest = max(largest, layers[l].RoutedExpert)
+	}
+	w := exp.Workload()
+	r.stats = RoutingStats{Kind: w.Routing.EffectiveKind(), Source: sourceName(exp)}
+	if c := exp.Execution().ExpertCache; c.Enabled() && largest > 0 {
+		capacity := int(c.Budget / largest)
+		var profile []int64
+		if c.EffectivePolicy() == trace.PolicyStatic {
+			var err error
+			if profile, err = r.profile(exp); err != nil {
+				return nil, err
+			}
+		}
+		cache, err := trace.NewCache(c.EffectivePolicy(), capacity, len(rm.MoELayers), rm.Experts, profile)
+		if err != nil {
+			return nil, err
+		}
+		r.cache = cache
+		r.stats.Cache = &CacheStats{Policy: c.EffectivePolicy(), Budget: c.Budget, Capacity: cache.Capacity()}
+	}
+	return r, nil
+}
+
+func sourceName(exp dash.Experiment) string {
+	if b := exp.RoutingTraceBound(); b != nil {
+		return b.Trace().Name()
+	}
+	s := exp.Workload().Routing.Synthetic()
+	return fmt.Sprintf("synthetic(seed %d, zipf_s %g, repeat %g, layer_corr %g, tasks %d, task_overlap %g)", s.Seed, s.Skew, s.Repeat, s.LayerCorr, max(1, s.Tasks), s.TaskOverlap)
+}
+
+// profile counts the selections the static cache pins by: the whole
+// trace, or the generator's draws for the experiment's own requests (B
+// requests of prompt + output - 1 tokens).
+func (r *recorded) profile(exp dash.Experiment) ([]int64, error) {
+	p := make([]int64, len(r.moeAt)*r.e)
+	count := func(ids []uint16) {
+		for o := range r.moeAt {
+			for _, x := range ids[o*r.k : (o+1)*r.k] {
+				p[o*r.e+int(x)]++
+			}
+		}
+	}
+	if b := exp.RoutingTraceBound(); b != nil {
+		t := b.Trace()
+		for q := range t.Requests() {
+			for tok := range t.Tokens(q) {
+				ids, err := b.Token(q, tok)
+				if err != nil {
+					return nil, err
+				}
+				count(ids)
+			}
+		}
+		return p, nil
+	}
+	src := exp.RoutingSource() // a fresh generator: the run's own draws
+	w := exp.Workload()
+	for q := range w.Batch {
+		for tok := range w.Prompt + w.Output - 1 {
+			ids, err := src.Token(q, tok)
+			if err != nil {
+				return nil, err
+			}
+			count(ids)
+		}
+	}
+	return p, nil
+}
+
+// route counts the loads of a pass over spans into cur and returns the
+// number identifying them (equal loads, equal number).
+func (r *recorded) route(spans []span, decode bool) (int32, error) {
+	if r.stamp++; r.stamp == 0 { // wrapped: forget every stamp
+		clear(r.seen)
+		r.stamp = 1
+	}
+	for o := range r.touched {
+		r.touched[o] = r.touched[o][:0]
+	}
+	tokens := 0
+	bound, _ := r.src.(*trace.Bound)
+	for _, s := range spans {
+		if bound != nil && s.tok == 0 && s.n >= firstUseSpan {
+			// a request's prefix (a prompt): its experts from the trace's
+			// first-use table instead of a walk over its tokens
+			if _, err := bound.Token(s.req, s.n-1); err != nil {
+				return 0, err
+			}
+			f, err := bound.FirstUse(s.req)
+			if err != nil {
+				return 0, err
+			}
+			for i, first := range f {
+				if first < uint32(s.n) && r.seen[i] != r.stamp {
+					r.seen[i] = r.stamp
+					r.touched[i/r.e] = append(r.touched[i/r.e], uint16(i%r.e))
+				}
+			}
+			tokens += s.n
+			continue
+		}
+		for t := s.tok; t < s.tok+s.n; t++ {
+			ids, err := r.src.Token(s.req, t)
+			if err != nil {
+				return 0, err
+			}
+			for o := range r.moeAt {
+				base := o * r.e
+				for _, x := range ids[o*r.k : (o+1)*r.k] {
+					if r.seen[base+int(x)] != r.stamp {
+						r.seen[base+int(x)] = r.stamp
+						r.touched[o] = append(r.touched[o], x)
+					}
+				}
+			}
+		}
+		tokens += s.n
+	}
+	r.key = r.key[:0]
+	picks := tokens * r.k
+	for o, l := range r.moeAt {
+		active := len(r.touched[o])
+		ld := ExpertLoad{Active: active, Rows: picks}
+		if r.cache != nil {
+			slices.Sort(r.touched[o]) // the cache sees a pass's experts in id order
+			ld.Cached, ld.Filled = r.cache.Access(o, r.touched[o], nil)
+		}
+		r.cur[l] = ld
+		r.key = binary.AppendUvarint(r.key, uint64(active))
+		r.key = binary.AppendUvarint(r.key, uint64(ld.Cached))
+		r.key = binary.AppendUvarint(r.key, uint64(ld.Filled))
+		if decode {
+			r.distinct[active]++
+		}
+		r.account(o, ld)
+	}
+	r.key = binary.AppendUvarint(r.key, uint64(picks))
+	r.stats.Passes++
+	if decode {
+		r.stats.DecodeSteps++
+	}
+	id, ok := r.intern[string(r.key)]
+	if !ok {
+		if len(r.intern) >= 1<<16 {
+			clear(r.intern)
+		}
+		id = r.nextID
+		r.nextID++
+		r.intern[string(r.key)] = id
+	}
+	return id, nil
+}
+
+// account adds MoE layer o's load of a pass to the statistics: the bytes
+// each route set carries (the engine's whole-expert assignment, shared
+// experts first, the cached experts on the GPU-HBM links) and the time
+// each set takes at its rate, against the time of a perfect split.
+func (r *recorded) account(o int, ld ExpertLoad) {
+	st := &r.stats
+	size := r.expert[o]
+	st.SelectedExperts += int64(ld.Active)
+	if c := st.Cache; c != nil {
+		c.Hits += int64(ld.Cached)
+		c.Misses += int64(ld.Active - ld.Cached)
+		c.Fills += int64(ld.Filled)
+		c.FillBytes += unit.Bytes(ld.Filled) * size
+	}
+	c := r.cfg
+	if c == nil || c.nHBF == 0 {
+		return
+	}
+	key := splitLoad{size: size, shared: r.shared[o], active: ld.Active, cached: ld.Cached}
+	a, ok := r.splits[key]
+	if !ok {
+		a = r.assign(key)
+		if len(r.splits) >= 1<<14 {
+			clear(r.splits)
+		}
+		r.splits[key] = a
+	}
+	st.DirectBytes += a.direct
+	st.RelayBytes += a.relay
+	st.CachedBytes += a.cached
+	st.DirectTime += a.td
+	st.RelayTime += a.tr
+	st.MakespanTime += max(a.td, a.tr)
+	st.IdealTime += a.ideal
+}
+
+// splitLoad is what an MoE layer's route assignment depends on.
+type splitLoad struct {
+	size, shared   unit.Bytes
+	active, cached int
+}
+
+// routeSplit is an MoE layer's route assignment and its times.
+type routeSplit struct {
+	direct, relay, cached unit.Bytes
+	td, tr, ideal         Time
+}
+
+// assign is the engine's assignment of a layer's experts (routedSplit)
+// and the time each route set takes to carry its share.
+func (r *recorded) assign(k splitLoad) routeSplit {
+	c := r.cfg
+	spec := opSpec{sharedN: r.sharedN, sharedBytes: k.shared, routedN: k.active, cachedN: k.cached, expertSize: k.size}
+	sd, sr := c.assignExperts(spec.sharedN, spec.sharedBytes, 0, 0)
+	d, rl := c.routedSplit(&spec)
+	a := routeSplit{direct: d, relay: rl, cached: spec.cachedBytes()}
+	if !c.dualPath {
+		return a
+	}
+	nF, nH := float64(c.nHBF), float64(c.nHBM)
+	rd, rr, gh := float64(c.gf)*nF, float64(min(c.fh, c.gh))*nF, float64(c.gh)*nH
+	td := float64(sd+d) / rd
+	tr := float64(sr+rl)/rr + float64(a.cached)/gh
+	ideal := (float64(sd+d+sr+rl) + float64(a.cached)*rr/gh) / (rd + rr)
+	a.td, a.tr, a.ideal = Time(td*1e9), Time(tr*1e9), Time(ideal*1e9)
+	return a
+}
+
+// finish computes the statistics' derived fields.
+func (r *recorded) finish() *RoutingStats {
+	st := r.stats
+	if st.Cache != nil {
+		c := *st.Cache
+		if n := c.Hits + c.Misses; n > 0 {
+			c.HitRate = float64(c.Hits) / float64(n)
+		}
+		st.Cache = &c
+	}
+	if st.IdealTime > 0 {
+		st.Imbalance = float64(st.MakespanTime)/float64(st.IdealTime) - 1
+	}
+	var n, sum int64
+	for d, c := range r.distinct {
+		n += c
+		sum += int64(d) * c
+	}
+	if n > 0 {
+		st.DistinctMean = float64(sum) / float64(n)
+		st.DistinctMin, st.DistinctMax = -1, 0
+		var seen int64
+		for d, c := range r.distinct {
+			if c == 0 {
+				continue
+			}
+			if st.DistinctMin < 0 {
+				st.DistinctMin = d
+			}
+			st.DistinctMax = d
+			if seen += c; st.DistinctP50 == 0 && seen*2 >= n {
+				st.DistinctP50 = d
+			}
+		}
+	}
+	if len(r.steps) > 0 {
+		s := slices.Clone(r.steps)
+		slices.Sort(s)
+		q := func(p float64) Time { return s[min(len(s)-1, int(p*float64(len(s))))] }
+		st.StepP50, st.StepP90, st.StepP99, st.StepMax = q(0.5), q(0.9), q(0.99), s[len(s)-1]
+	}
+	return &st
+}
+
+// RoutingStats is what per-token routing did in a run (kinds trace and
+// synthetic): the passes routed, the distinct experts a decode step reads
+// per MoE layer, how the selected experts split over the route sets under
+// DASH's whole-expert assignment (§VI-E), the expert cache's work and the
+// decode steps' tail.
+type RoutingStats struct {
+	// Kind is the routing kind; Source the trace file or the generator.
+	Kind   string `json:"kind"`
+	Source string `json:"source"`
+	// Passes counts the passes routed (prefill and decode); DecodeSteps the
+	// decode steps among them.
+	Passes      int64 `json:"passes"`
+	DecodeSteps int64 `json:"decode_steps"`
+	// SelectedExperts sums the distinct experts of every pass and MoE
+	// layer.
+	SelectedExperts int64 `json:"selected_experts"`
+	// DistinctMean, P50, Min and Max are the distinct experts one MoE layer
+	// of a decode step reads.
+	DistinctMean float64 `json:"distinct_mean"`
+	DistinctP50  int     `json:"distinct_p50"`
+	DistinctMin  int     `json:"distinct_min"`
+	DistinctMax  int     `json:"distinct_max"`
+	// DirectBytes and RelayBytes are the selected experts' bytes assigned to
+	// each HBF route set; CachedBytes those read from the HBM expert cache.
+	DirectBytes unit.Bytes `json:"direct_bytes"`
+	RelayBytes  unit.Bytes `json:"relay_bytes"`
+	CachedBytes unit.Bytes `json:"cached_bytes"`
+	// DirectTime and RelayTime sum, over every pass and MoE layer, the time
+	// each route set takes to carry its experts (shared experts included,
+	// the cached experts' HBM reads counted on the Relay set's GPU-HBM
+	// links) at its rate; MakespanTime sums the later of the two, the
+	// expert-delivery time max(T_Direct, T_Relay) of §VI-E, and IdealTime
+	// the time of a perfect split of the same bytes. Imbalance is
+	// MakespanTime / IdealTime - 1: what assigning whole experts costs (0:
+	// none). Zero on a single-path system.
+	DirectTime   Time    `json:"direct_time_ns"`
+	RelayTime    Time    `json:"relay_time_ns"`
+	MakespanTime Time    `json:"makespan_time_ns"`
+	IdealTime    Time    `json:"ideal_time_ns"`
+	Imbalance    float64 `json:"imbalance"`
+	// StepP50, P90, P99 and Max are the fixed-batch decode steps'
+	// durations (the tail routing adds to TPOT).
+	StepP50 Time `json:"step_p50_ns"`
+	StepP90 Time `json:"step_p90_ns"`
+	StepP99 Time `json:"step_p99_ns"`
+	StepMax Time `json:"step_max_ns"`
+	// Cache is the expert cache's work (nil: no cache).
+	Cache *CacheStats `json:"cache,omitempty"`
+}
+
+// CacheStats is the HBM expert cache's work over a run.
+type CacheStats struct {
+	// Policy is the replacement policy; Budget its HBM; Capacity the
+	// experts it holds.
+	Policy   string     `json:"policy"`
+	Budget   unit.Bytes `json:"budget_bytes"`
+	Capacity int        `json:"capacity_experts"`
+	// Hits and Misses count the selected experts (distinct per pass and
+	// layer) it held and did not; HitRate is Hits / (Hits + Misses).
+	Hits    int64   `json:"hits"`
+	Misses  int64   `json:"misses"`
+	HitRate float64 `json:"hit_rate"`
+	// Fills counts the misses written into HBM, FillBytes their bytes.
+	Fills     int64      `json:"fills"`
+	FillBytes unit.Bytes `json:"fill_bytes"`
+}
+
+// routeFixed routes the fixed-batch runner's pass: the prefill (the B
+// prompts, tokens 0 .. ctx-1) or decode step step (token ctx-1 of each of
+// the B requests). A no-op for the formula kinds.
+func (b *programBuilder) routeFixed(step, ctx int, decode bool) error {
+	if b.rec == nil {
+		return nil
+	}
+	spans := b.rec.spans[:0]
+	for q := range b.w.Batch {
+		if decode {
+			spans = append(spans, span{req: q, tok: ctx - 1, n: 1})
+		} else {
+			spans = append(spans, span{req: q, tok: 0, n: ctx})
+		}
+	}
+	b.rec.spans = spans
+	id, err := b.rec.route(spans, decode)
+	b.routeID = id
+	return err
+}
+
+// routeRows routes a heterogeneous pass: each row's tokens of its request
+// (a decode row its token Cached, a prefill chunk its tokens Cached ..
+// Cached+Tokens-1).
+func (b *programBuilder) routeRows(rows []Row) error {
+	spans := b.rec.spans[:0]
+	decode := true
+	for _, r := range rows {
+		spans = append(spans, span{req: r.Request, tok: r.Cached, n: r.Tokens})
+		decode = decode && r.Decode()
+	}
+	b.rec.spans = spans
+	id, err := b.rec.route(spans, decode)
+	b.routeID = id
+	return err
+}
