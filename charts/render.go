@@ -11,6 +11,7 @@ import (
 	"regexp"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/go-echarts/go-echarts/v2/render"
 )
@@ -55,7 +56,7 @@ func Snippet(c Chart) (template.HTML, error) {
 	if err != nil {
 		return "", err
 	}
-	if os.Getenv("DASHLAB_STATIC") == "0" { // measuring what the static images cost
+	if os.Getenv("DASHLAB_STATIC") == "0" || interactiveOnly.Load() > 0 { // measuring what the images cost; InteractiveOnly
 		return template.HTML(chartHTML(p.id, p.style, p.body, nil)), nil
 	}
 	st, err := drawStatic(p.body, p.style)
@@ -63,6 +64,21 @@ func Snippet(c Chart) (template.HTML, error) {
 		return "", err
 	}
 	return template.HTML(chartHTML(p.id, p.style, p.body, &st)), nil
+}
+
+// interactiveOnly counts the InteractiveOnly calls under way.
+var interactiveOnly atomic.Int32
+
+// InteractiveOnly runs f with the static images turned off: every chart that Snippet,
+// Render and the figure functions make while f runs is its element and its script only,
+// drawn at no cost in the static renderer. nb.Redraw draws its precomputed slider states
+// so: a page shows one static image for them all, the one at the notebook's values.
+// The switch is the process's (the charts that other goroutines draw meanwhile have no
+// image either), as DASHLAB_STATIC=0 is.
+func InteractiveOnly(f func() (template.HTML, error)) (template.HTML, error) {
+	interactiveOnly.Add(1)
+	defer interactiveOnly.Add(-1)
+	return f()
 }
 
 // InteractiveSnippet is Snippet without the static image: the element and its script

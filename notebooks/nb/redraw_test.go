@@ -198,3 +198,27 @@ func TestCountProgressCountsAndFinishes(t *testing.T) {
 		t.Errorf("final line %q", last)
 	}
 }
+
+// Only the notebook's values are drawn with a static image: the other states are drawn
+// without theirs (InteractiveOnly), so the static renderer draws one chart for the grid.
+func TestRedrawDrawsOneStaticImage(t *testing.T) {
+	batch := NewChoice("B", []int{1, 4, 16}, 4)
+	draw := func() (template.HTML, error) {
+		return charts.Render(charts.GroupedBar(charts.BarSpec{Common: charts.Common{ID: "nb_states", Title: "B = " + batch.Label()},
+			XName: "x", YName: "y", Categories: []string{"a"}, Series: []charts.Series{{Name: "s", Values: []float64{float64(batch.Value())}}}}))
+	}
+	before := charts.StaticStatsSoFar().Charts
+	got := captureBundles(t, func() { Redraw("states", draw, batch) })
+	if n := charts.StaticStatsSoFar().Charts - before; n != 1 {
+		t.Errorf("the static renderer drew %d charts for 3 states, want 1 (the notebook's values)", n)
+	}
+	if len(got) != 1 || !strings.HasPrefix(got[0].SVG, "<svg") || strings.Count(string(got[0].HTML), `class="dashlab-static"`) != 1 {
+		t.Fatalf("displayed %d outputs, want one with the view's static image only: %.300v", len(got), got)
+	}
+	if _, err := charts.InteractiveOnly(draw); err != nil {
+		t.Fatal(err)
+	}
+	if h, _ := draw(); !strings.Contains(string(h), `class="dashlab-static"`) {
+		t.Error("a chart drawn after InteractiveOnly returned has no static image")
+	}
+}

@@ -145,7 +145,9 @@ func Redraw(id string, draw func() (template.HTML, error), controls ...Control) 
 		h := first
 		if !atPositions(controls, start) {
 			var err error
-			if h, err = draw(); err != nil { // shown in place of the chart at that state
+			// Only the notebook's values show a static image: the other states are drawn
+			// without theirs (it would be drawn in the static renderer and dropped).
+			if h, err = charts.InteractiveOnly(draw); err != nil { // shown in place of the chart at that state
 				failed = append(failed, controlsText(controls))
 				h = template.HTML(`<pre style="color:#b00020;white-space:pre-wrap">` + html.EscapeString(err.Error()) + `</pre>`)
 			}
