@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/dashlab/dashlab/dash/sim"
+	"github.com/dashlab/dashlab/dash/unit"
 	"github.com/dashlab/dashlab/summary"
 )
 
@@ -98,5 +99,27 @@ func TestNamesModel(t *testing.T) {
 		if got := namesModel(NamedResult{Name: c.name, Result: sim.Result{Model: c.model}, ModelName: c.modelName}); got != c.want {
 			t.Errorf("namesModel(%q, %q) = %v", c.name, c.model, got)
 		}
+	}
+}
+
+// ResultTable writes its ratio and reduction columns at one precision, the reference row
+// included ("1.000×" beside "0.982×", not "1"), a reduction that rounds to zero as
+// "0.00 %" (not "-0.00399 %"), and a dash where the reference has no rate to divide by.
+func TestResultTableFormatsRatiosAlike(t *testing.T) {
+	ref := sim.Result{Model: "m", System: "dash", E2E: 10 * unit.Second, DecodeThroughput: 100}
+	near := ref
+	near.E2E, near.DecodeThroughput = unit.Duration(float64(10*unit.Second)*1.0000399), 98.2
+	got := string(ResultTable("", []NamedResult{{Name: "paper", Result: ref}, {Name: "what-if", Result: near}}))
+	for _, want := range []string{">1.000×<", ">0.00 %<", ">0.982×<"} {
+		if strings.Count(got, want) < 1 {
+			t.Errorf("table has no cell %q", want)
+		}
+	}
+	if strings.Contains(got, "0.00399") || strings.Contains(got, ">-0.00 %<") || strings.Contains(got, ">1<") {
+		t.Errorf("table keeps a three-significant-digit or unitless cell:\n%s", got)
+	}
+	zero := ResultTable("", []NamedResult{{Name: "a", Result: sim.Result{Model: "m"}}, {Name: "b", Result: ref}})
+	if strings.Count(string(zero), ">—<") != 2 {
+		t.Errorf("a reference without a rate: want two dashes\n%s", zero)
 	}
 }

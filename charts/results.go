@@ -42,10 +42,15 @@ func ResultTable(caption string, results []NamedResult) template.HTML {
 	var rows [][]string
 	for i, nr := range results {
 		r := nr.Result
-		vs, red := "1", "0 %"
-		if i > 0 && f.DecodeThroughput > 0 && f.E2E > 0 {
-			vs = fmt.Sprintf("%.3g×", r.DecodeThroughput/f.DecodeThroughput)
-			red = fmt.Sprintf("%.3g %%", 100*(1-r.E2E.Seconds()/f.E2E.Seconds()))
+		vs, red := ratioText(1), pctText(0) // the first result is the reference
+		if i > 0 {
+			vs, red = "—", "—"
+			if f.DecodeThroughput > 0 {
+				vs = ratioText(r.DecodeThroughput / f.DecodeThroughput)
+			}
+			if f.E2E > 0 {
+				red = pctText(100 * (1 - r.E2E.Seconds()/f.E2E.Seconds()))
+			}
 		}
 		row := []string{nr.Name, r.System}
 		if !same {
@@ -59,6 +64,22 @@ func ResultTable(caption string, results []NamedResult) template.HTML {
 		caption = fmt.Sprintf("%s, B = %d, %d/%d tokens", f.Model, f.Batch, f.Prompt, f.Output)
 	}
 	return HTMLTable(caption, header, rows) + resultTableNote
+}
+
+// ratioText writes a ratio in ResultTable: three decimals and a times sign, the
+// reference row's one alike (it was written as a bare "1").
+func ratioText(x float64) string { return fmt.Sprintf("%.3f×", x) }
+
+// pctText writes a percentage in ResultTable: two decimals, and a value that rounds to
+// zero as zero, without a minus sign. Three significant digits wrote a difference of a
+// few parts in a hundred thousand with five decimals, a precision the column has nowhere
+// else.
+func pctText(x float64) string {
+	s := fmt.Sprintf("%.2f %%", x)
+	if s == "-0.00 %" {
+		s = "0.00 %"
+	}
+	return s
 }
 
 // resultTableNote says what the two throughput columns of ResultTable count.
