@@ -184,8 +184,8 @@ class Jupyter:
         self.close()
         raise SystemExit(f"nbcheck: Jupyter did not start; its log: {self.log.name}")
 
-    def url(self, path):
-        return f"http://127.0.0.1:{self.port}{path}?token={self.token}"
+    def url(self, path, query=""):
+        return f"http://127.0.0.1:{self.port}{path}?token={self.token}{'&' + query if query else ''}"
 
     def close(self):
         self.proc.terminate()
@@ -209,11 +209,15 @@ def check_lab(notebooks):
     try:
         with sync_playwright() as p:
             b = browser(p)
-            for name, nb in zip(names, notebooks):
+            for k, (name, nb) in enumerate(zip(names, notebooks)):
                 want = expected_charts(read_nb(nb))
-                for ui, path in (("JupyterLab 4", f"/lab/tree/{name}"), ("Notebook 7", f"/notebooks/{name}")):
+                # JupyterLab keeps its workspace on the server: /lab/tree/X would reopen every
+                # notebook of the pages before as hidden tabs (whose cells are never visible).
+                # A workspace of its own, reset, holds this notebook alone.
+                lab = (f"/lab/workspaces/nbcheck-{k}/tree/{name}", "reset")
+                for ui, (path, query) in (("JupyterLab 4", lab), ("Notebook 7", (f"/notebooks/{name}", ""))):
                     page = b.new_page(viewport={"width": 1280, "height": 1000})
-                    page.goto(j.url(path))
+                    page.goto(j.url(path, query))
                     page.wait_for_selector(".jp-Notebook .jp-Cell", timeout=120000)
                     # the first outputs drawn (a loaded machine takes seconds to lay them out)
                     page.wait_for_selector(".jp-OutputArea-output", state="attached", timeout=120000)
@@ -403,7 +407,7 @@ def check_slider(path, timeout):
         with sync_playwright() as p:
             b = browser(p)
             page = b.new_page(viewport={"width": 1280, "height": 1400})
-            page.goto(j.url(f"/lab/tree/{name}"))
+            page.goto(j.url(f"/lab/workspaces/nbcheck-slider/tree/{name}", "reset"))
             page.wait_for_selector(".jp-Notebook .jp-Cell", timeout=120000)
             page.wait_for_selector(".jp-Notebook-ExecutionIndicator[data-status='idle'], .jp-KernelStatus", timeout=120000)
             page.wait_for_timeout(3000)
