@@ -12,7 +12,9 @@ driven by Playwright). docker/ci-notebooks.sh runs every check; each is a subcom
   nbcheck.py stripped NB.ipynb...     (c) the notebook rendered with every script stripped
                                       from its outputs (as GitHub's and other viewers'
                                       sanitizers do: JupyterLab's allow-list, bleach)
-                                      shows every chart
+                                      shows every chart, and every chart output is a
+                                      MIME bundle (image/svg+xml and text/plain beside
+                                      its text/html)
   nbcheck.py pdf NB.ipynb...          (d) nbconvert's webpdf export, with Debian's
                                       chromium, shows every chart (its title, axis and
                                       legend text are in the PDF)
@@ -80,6 +82,20 @@ def expected_charts(nb):
             d = o.get("data", {})
             if "image/svg+xml" in d:
                 out.append(text_of(d.get("text/plain")).strip())
+    return out
+
+
+def unbundled_charts(nb):
+    """Outputs that draw a chart (an element of class dashlab-chart) without the rest of its
+    MIME bundle: no image/svg+xml or no one-line text/plain (a chart shown as bare HTML, as
+    a new notebook calling gonbui.DisplayHTML would show it, instead of nb.Show/ShowFig)."""
+    out = []
+    for i, c in enumerate(nb.cells):
+        for o in c.get("outputs", []):
+            d = o.get("data", {})
+            if 'class="dashlab-chart"' in text_of(d.get("text/html")) and not (
+                    "image/svg+xml" in d and text_of(d.get("text/plain")).strip()):
+                out.append(i)
     return out
 
 
@@ -308,6 +324,10 @@ def check_stripped(notebooks):
             for path in notebooks:
                 nb = read_nb(path)
                 want = expected_charts(nb)
+                bare = unbundled_charts(nb)
+                if bare:
+                    fail(f"(c) {os.path.basename(path)}: {len(bare)} chart outputs are not MIME bundles (no image/svg+xml or "
+                         f"text/plain; show charts with nb.Show/nb.ShowFig), in cells {sorted(set(bare))}")
                 body, _ = HTMLExporter().from_notebook_node(strip_scripts(nb))
                 if re.search(r"(?i)<script[^>]*>[^<]*dashlab", body) or "dashlabEChartsQueue" in body:
                     fail(f"(c) {os.path.basename(path)}: a chart script survived the stripping")
