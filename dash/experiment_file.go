@@ -94,7 +94,7 @@ func (f ExperimentFile) SystemSpec(source string, systems func(id string) (Syste
 	if f.Overrides.Kind == 0 {
 		return s, nil
 	}
-	set, errs := overrideKnobs(&f.Overrides, "")
+	set, errs := overrideKnobs(&f.Overrides, "", func(k Knob) bool { return k.domain == domainSystem })
 	if id := mappingValue(&f.Overrides, "id"); id != nil {
 		s.ID = id.Value // not a knob: names the changed system
 	}
@@ -109,10 +109,11 @@ func (f ExperimentFile) SystemSpec(source string, systems func(id string) (Syste
 	return s, nil
 }
 
-// overrideKnobs reads a mapping of system knobs (nested or dotted keys) into
-// knob values, each decoded by its knob's type; errors name the path and
+// overrideKnobs reads a mapping of knobs (nested or dotted keys) into knob
+// values, each decoded by its knob's type; a knob accept refuses is an error
+// (SystemSpec accepts memory-system knobs only); errors name the path and
 // the line.
-func overrideKnobs(n *yaml.Node, prefix string) ([]knobValue, []error) {
+func overrideKnobs(n *yaml.Node, prefix string, accept func(Knob) bool) ([]knobValue, []error) {
 	if n.Kind != yaml.MappingNode {
 		return nil, []error{fmt.Errorf("%s (line %d): must be a mapping of system knobs", strings.TrimSuffix(prefix, "."), n.Line)}
 	}
@@ -125,14 +126,17 @@ func overrideKnobs(n *yaml.Node, prefix string) ([]knobValue, []error) {
 			continue
 		}
 		k, err := LookupKnob(path)
-		if err != nil || k.domain != domainSystem {
-			if val.Kind == yaml.MappingNode && len(KnobsUnder(path)) > 0 && k.domain == domainSystem {
-				more, e := overrideKnobs(val, path+".")
+		if err != nil || !accept(k) {
+			if err != nil && val.Kind == yaml.MappingNode && len(KnobsUnder(path)) > 0 {
+				more, e := overrideKnobs(val, path+".", accept)
 				out, errs = append(out, more...), append(errs, e...)
 				continue
 			}
 			if err == nil {
 				err = &ValueError{Path: path, Reason: "not a memory-system knob (set it in the experiment's own section)"}
+				if k.sp != nil {
+					err = &ValueError{Path: path, Reason: "a knob of the " + k.Space() + ", not of one GPU's memory system (set it in a cluster experiment)"}
+				}
 			}
 			errs = append(errs, fmt.Errorf("line %d: %w", key.Line, err))
 			continue

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/dashlab/dashlab/dash/unit"
 )
@@ -58,6 +59,7 @@ type Knob struct {
 	rng    knobRange
 	rule   func(t KnobTarget, v reflect.Value) // nil: set the field
 	view   *knobView                           // non-nil for a knob that is not one field
+	sp     *KnobSpace                          // the registered space (nil for dash's specs)
 }
 
 // Monotone is the direction in which a knob moves a run's latency.
@@ -88,6 +90,9 @@ const (
 	domainSystem knobDomain = iota
 	domainWorkload
 	domainExecution
+	// domainSpaces is the first registered space's domain (see KnobSpace):
+	// space i is domainSpaces + i.
+	domainSpaces
 )
 
 // knobView is a knob computed from fields rather than stored in one.
@@ -98,11 +103,16 @@ type knobView struct {
 }
 
 // KnobTarget is what knobs read and set: a memory system, a workload and
-// execution switches. A knob whose part is nil is refused with an error.
+// execution switches, and the specs of registered knob spaces (Parts: a
+// *cluster.Spec, a *cluster.Layout; see KnobSpace). A knob whose part is
+// missing is refused with an error.
 type KnobTarget struct {
 	System    *SystemSpec
 	Workload  *WorkloadSpec
 	Execution *ExecutionSpec
+	// Parts are pointers to the specs of registered knob spaces, one of
+	// each type at most.
+	Parts []any
 }
 
 // Label is the knob's short name: its symbol, or its path when it has none.
@@ -172,6 +182,8 @@ func (k Knob) structOf(t KnobTarget) (reflect.Value, error) {
 		if t.Execution != nil {
 			p = t.Execution
 		}
+	default:
+		p = t.part(k.sp.Type)
 	}
 	if p == nil {
 		return reflect.Value{}, k.noTarget()
@@ -179,8 +191,33 @@ func (k Knob) structOf(t KnobTarget) (reflect.Value, error) {
 	return reflect.ValueOf(p).Elem(), nil
 }
 
+// part is the target's pointer to a struct of type typ (nil when it has
+// none).
+func (t KnobTarget) part(typ reflect.Type) any {
+	for _, p := range t.Parts {
+		if v := reflect.ValueOf(p); v.Kind() == reflect.Pointer && v.Type().Elem() == typ && !v.IsNil() {
+			return p
+		}
+	}
+	return nil
+}
+
 func (k Knob) noTarget() error {
-	return &ValueError{Path: k.Path, Reason: "cannot be set here (no " + [...]string{"memory system", "workload", "execution switches"}[k.domain] + " to set it in)"}
+	return &ValueError{Path: k.Path, Reason: "cannot be set here (no " + k.Space() + " to set it in)"}
+}
+
+// Space names the spec the knob belongs to: "memory system", "workload",
+// "execution switches", or a registered space's name ("cluster").
+func (k Knob) Space() string {
+	switch k.domain {
+	case domainSystem:
+		return "memory system"
+	case domainWorkload:
+		return "workload"
+	case domainExecution:
+		return "execution switches"
+	}
+	return k.sp.Name
 }
 
 // Set sets the knob in t to v, which must have the knob's type (a
@@ -283,7 +320,8 @@ func (e *ValueError) Error() string {
 }
 
 // Knobs returns the knob table, in the specs' order: the memory system
-// (hbm, hbf, link, topology), then the workload and the execution switches.
+// (hbm, hbf, link, topology), then the workload and the execution switches,
+// then the registered spaces' knobs (see KnobSpace) in registration order.
 func Knobs() []Knob { return slices.Clone(knobTable().rows) }
 
 // LookupKnob returns the knob of a path; an unknown path is a *ValueError
@@ -364,17 +402,63 @@ var knobViews = []struct {
 	knob  Knob
 }{{"hbf.read_waves_in_flight", readingKnob}}
 
-var knobTable = sync.OnceValue(func() *table {
+// tables holds the built table; registering a space replaces it.
+var (
+	tables  atomic.Pointer[table]
+	tableMu sync.Mutex
+	spaces  []KnobSpace
+)
+
+// knobTable is the table of dash's specs and the registered spaces, built
+// on first use.
+func knobTable() *table {
+	if t := tables.Load(); t != nil {
+		return t
+	}
+	tableMu.Lock()
+	defer tableMu.Unlock()
+	if t := tables.Load(); t != nil {
+		return t
+	}
+	t, err := buildTable(spaces)
+	if err != nil {
+		panic("dash: " + err.Error())
+	}
+	tables.Store(t)
+	return t
+}
+
+// buildTable walks dash's specs and then each space.
+func buildTable(spaces []KnobSpace) (*table, error) {
 	t := &table{byPath: map[string]int{}}
-	walkKnobs(t, reflect.TypeFor[SystemSpec](), "", domainSystem, nil)
-	walkKnobs(t, reflect.TypeFor[WorkloadSpec](), "workload.", domainWorkload, nil)
-	walkKnobs(t, reflect.TypeFor[ExecutionSpec](), "execution.", domainExecution, nil)
+	for _, d := range []struct {
+		typ    reflect.Type
+		prefix string
+		domain knobDomain
+	}{
+		{reflect.TypeFor[SystemSpec](), "", domainSystem},
+		{reflect.TypeFor[WorkloadSpec](), "workload.", domainWorkload},
+		{reflect.TypeFor[ExecutionSpec](), "execution.", domainExecution},
+	} {
+		if err := walkKnobs(t, d.typ, d.prefix, d.domain, nil, nil); err != nil {
+			return nil, err
+		}
+	}
 	for _, v := range knobViews {
 		i, ok := t.byPath[v.after]
 		if !ok {
-			panic("dash: knob view " + v.knob.Path + " after unknown " + v.after)
+			return nil, fmt.Errorf("knob view %s after unknown %s", v.knob.Path, v.after)
 		}
 		t.rows = slices.Insert(t.rows, i+1, v.knob)
+		for j, k := range t.rows {
+			t.byPath[k.Path] = j
+		}
+	}
+	for i := range spaces {
+		sp := &spaces[i]
+		if err := walkKnobs(t, sp.Type, sp.Prefix, domainSpaces+knobDomain(i), nil, sp); err != nil {
+			return nil, fmt.Errorf("knob space %s: %w", sp.Name, err)
+		}
 	}
 	t.fields = map[string][]int{}
 	for i, k := range t.rows {
@@ -384,15 +468,20 @@ var knobTable = sync.OnceValue(func() *table {
 			t.fields[first+"."] = append(t.fields[first+"."], i)
 		}
 	}
-	return t
-})
+	return t, nil
+}
 
 // walkKnobs adds a row for every leaf field of typ with a knob tag; a leaf
-// without one is a programming error (TestEveryFieldIsAKnob).
-func walkKnobs(t *table, typ reflect.Type, prefix string, d knobDomain, index []int) {
+// without one is an error (TestEveryFieldIsAKnob), as is a path already in
+// the table. A field with yaml:",inline" adds its fields at its parent's
+// path. rules are a space's knobs that set more than their field.
+func walkKnobs(t *table, typ reflect.Type, prefix string, d knobDomain, index []int, sp *KnobSpace) error {
+	if typ.Kind() != reflect.Struct {
+		return fmt.Errorf("%s is not a struct", typ)
+	}
 	for i := range typ.NumField() {
 		f := typ.Field(i)
-		key, _, _ := strings.Cut(f.Tag.Get("yaml"), ",")
+		key, opts, _ := strings.Cut(f.Tag.Get("yaml"), ",")
 		tag, tagged := f.Tag.Lookup("knob")
 		if !f.IsExported() || key == "-" || tag == "-" {
 			continue
@@ -400,20 +489,39 @@ func walkKnobs(t *table, typ reflect.Type, prefix string, d knobDomain, index []
 		idx := append(slices.Clone(index), i)
 		path := prefix + key
 		if f.Type.Kind() == reflect.Struct && !tagged {
-			walkKnobs(t, f.Type, path+".", d, idx)
+			sub := path + "."
+			if key == "" && slices.Contains(strings.Split(opts, ","), "inline") {
+				sub = prefix
+			}
+			if err := walkKnobs(t, f.Type, sub, d, idx, sp); err != nil {
+				return err
+			}
 			continue
 		}
 		if !tagged {
-			panic(fmt.Sprintf("dash: spec field %s (%s) has no knob tag", path, f.Name))
+			return fmt.Errorf("spec field %s (%s) has no knob tag", path, f.Name)
+		}
+		if _, dup := t.byPath[path]; dup {
+			return fmt.Errorf("knob %s (%s) is already in the table", path, f.Name)
 		}
 		k, err := parseKnobTag(path, tag, f.Type)
 		if err != nil {
-			panic("dash: " + err.Error())
+			return err
 		}
 		k.domain, k.index, k.rule = d, idx, knobRules[path]
+		if sp != nil {
+			k.sp, k.rule = sp, nil
+			if sym, ok := sp.Symbols[path]; ok {
+				k.Symbol = sym
+			}
+			if r := sp.Rules[path]; r != nil {
+				k.rule = func(t KnobTarget, v reflect.Value) { r(t.part(sp.Type), v.Interface()) }
+			}
+		}
 		t.byPath[path] = len(t.rows)
 		t.rows = append(t.rows, k)
 	}
+	return nil
 }
 
 // parseKnobTag reads "symbol | doc | range | citation", with an optional

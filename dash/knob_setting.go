@@ -170,6 +170,8 @@ func (b ExperimentBuilder) setKnob(k Knob, v reflect.Value) ExperimentBuilder {
 		k.set(KnobTarget{Workload: &b.workload}, v)
 	case domainExecution:
 		k.set(KnobTarget{Execution: &b.execution}, v)
+	default:
+		return b.fail(&ValueError{Path: k.Path, Reason: "a knob of the " + k.Space() + ", not of a single-GPU experiment (set it on a cluster experiment)"})
 	}
 	return b
 }

@@ -81,7 +81,24 @@ func DecodeExperiment(r io.Reader, source, baseDir string) (dash.Experiment, err
 // checks its system id and overrides against the catalogue, so that every problem of
 // the file is reported at once, each naming its field.
 func DecodeExperimentFile(r io.Reader, source string) (dash.ExperimentFile, error) {
+	f, _, err := DecodeExperimentFileTaking(r, source, nil)
+	return f, err
+}
+
+// DecodeExperimentFileTaking is DecodeExperimentFile for a file whose
+// overrides may hold knobs of another spec (a cluster's): those take
+// accepts are taken out of the file's overrides (dash.ExperimentFile's
+// SplitOverrides) and returned as settings, and the rest is checked as
+// DecodeExperimentFile checks it. A nil take takes none.
+func DecodeExperimentFileTaking(r io.Reader, source string, take func(dash.Knob) bool) (dash.ExperimentFile, []dash.Setting, error) {
 	f, err := dash.DecodeExperimentFile(r, source)
+	var taken []dash.Setting
+	if take != nil && err == nil {
+		var serr error
+		if f, taken, serr = f.SplitOverrides(take); serr != nil {
+			return f, nil, fmt.Errorf("%s: %w", source, serr)
+		}
+	}
 	if f.System == "" {
 		f.System = DefaultSystem
 	}
@@ -94,7 +111,7 @@ func DecodeExperimentFile(r io.Reader, source string) (dash.ExperimentFile, erro
 	if _, serr := f.SystemSpec(source, System); serr != nil {
 		err = errors.Join(err, serr)
 	}
-	return f, err
+	return f, taken, err
 }
 
 // ExampleExperiments lists the shipped example experiment files.

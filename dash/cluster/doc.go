@@ -17,7 +17,10 @@
 // instances side by side (data parallelism). Each GPU holds its shard of
 // the model (heads, widths, experts, layers), planned and placed on its
 // memory system by package dash exactly as one GPU is, so a shard that does
-// not fit is refused with the dash.CapacityError.
+// not fit is refused with the dash.CapacityError. Every field of Spec and
+// Layout is a knob of dash's one knob table (see Layout): set by path
+// (Builder.Set, With, a cluster file's overrides, --set, sweeps of kind
+// cluster), range-checked, and named in what-if labels (Changes).
 //
 // Every GPU's work is a pass of the event-driven engine (dash/sim, through
 // sim.Passer.RunPart): its shard over the rows of its attention group, its

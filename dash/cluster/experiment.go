@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/dashlab/dashlab/dash"
 )
@@ -32,6 +33,7 @@ type Builder struct {
 	workload  dash.WorkloadSpec
 	batchSet  bool
 	perGPU    []func(dash.ExperimentBuilder) dash.ExperimentBuilder
+	settings  []dash.Setting // cluster, layout and workload knobs, applied by Build
 	errs      []error
 }
 
@@ -80,6 +82,54 @@ func (b Builder) Placement(p PlacementSpec) Builder { b.placement = p; return b 
 
 // Routing sets the routing distribution.
 func (b Builder) Routing(r RoutingSpec) Builder { b.routing = r; return b }
+
+// Layout sets the parallel layout, the expert placement and the routing
+// distribution at once.
+func (b Builder) Layout(l Layout) Builder {
+	b.parallel, b.placement, b.routing = l.Parallel, l.Placement, l.Routing
+	return b
+}
+
+// With applies knob settings as data (a cluster file's overrides, the
+// CLI's --set, a sweep point; see Layout): the cluster's hardware and layout
+// knobs and the workload's are applied by Build, in call order and as one
+// batch (dash.ApplySettings), to the cluster and layout it ends up with; the
+// GPUs' memory-system and execution knobs to every GPU's experiment, as
+// PerGPU does. A bad setting is reported by Build.
+func (b Builder) With(settings ...dash.Setting) Builder {
+	var gpu []dash.Setting
+	for _, s := range settings {
+		k, err := dash.LookupKnob(s.Path)
+		if err == nil {
+			_, err = k.Parse(s.Value)
+		}
+		switch {
+		case err != nil:
+			b = b.Fail(err)
+		case strings.HasPrefix(k.Path, "workload.routing."):
+			b = b.Fail(&dash.ValueError{Path: k.Path, Value: s.Value, Reason: "a cluster's loads follow its layout's routing (routing.kind, routing.zipf_s, ...), not the workload's"})
+		case IsClusterKnob(k) || strings.HasPrefix(k.Path, "workload."):
+			b.settings = append(slices.Clip(b.settings), s)
+		default: // one GPU's memory system or execution switches
+			gpu = append(gpu, s)
+		}
+	}
+	if len(gpu) > 0 {
+		b = b.PerGPU(func(g dash.ExperimentBuilder) dash.ExperimentBuilder { return g.With(gpu...) })
+	}
+	return b
+}
+
+// Set sets a knob by its path to a typed value (b.Set("parallel.expert", 8),
+// b.Set("interconnect.scale_up.rate", 900*unit.GBps), b.Set("hbf.t_read",
+// 5*unit.Microsecond) on every GPU), as With does.
+func (b Builder) Set(path string, v any) Builder {
+	s, err := dash.SettingOf(path, v)
+	if err != nil {
+		return b.Fail(err)
+	}
+	return b.With(s)
+}
 
 // Workload sets the fixed-batch workload (its routing is ignored: see
 // Routing).
@@ -145,6 +195,11 @@ func (e Experiment) Parallel() ParallelSpec { return e.parallel }
 // PlacementSpec is the expert placement.
 func (e Experiment) PlacementSpec() PlacementSpec { return e.placement }
 
+// Layout is the parallel layout, placement and routing.
+func (e Experiment) Layout() Layout {
+	return Layout{Parallel: e.parallel, Placement: e.placement, Routing: e.routing}
+}
+
 // RoutingSpec is the routing distribution.
 func (e Experiment) RoutingSpec() RoutingSpec { return e.routing }
 
@@ -169,7 +224,52 @@ func (e Experiment) Name() string {
 // shard that does not fit on its GPU fails with the dash.CapacityError,
 // naming the stage and the parallel layout.
 func (b Builder) Build() (Experiment, error) {
+	e, w, err := b.check()
+	if err != nil {
+		return Experiment{}, err
+	}
+	if err := e.buildStages(w); err != nil {
+		return Experiment{}, err
+	}
+	return e, nil
+}
+
+// Validate reports what Build would refuse but for capacity: every bad
+// spec, layout, workload or knob, and the GPUs' memory system with its
+// knobs, without planning a shard on its GPU (a sweep validates its points
+// so; one that does not fit is a row of its own, not a bad spec).
+func (b Builder) Validate() error {
+	e, _, err := b.check()
+	if err != nil {
+		return err
+	}
+	if sys, err := e.template.ResolvedSystem(); err != nil {
+		return err
+	} else if err := sys.Validate(); err != nil {
+		return err
+	}
+	return nil
+}
+
+// check validates everything but the shards' fit, and returns the
+// experiment without stages and the per-GPU workload.
+func (b Builder) check() (Experiment, dash.WorkloadSpec, error) {
 	errs := slices.Clone(b.errs)
+	if len(b.settings) > 0 && len(errs) == 0 {
+		b.spec.Sources = slices.Clone(b.spec.Sources)
+		lay := Layout{Parallel: b.parallel, Placement: b.placement, Routing: b.routing}
+		t := dash.KnobTarget{Workload: &b.workload, Parts: []any{&lay}}
+		if b.hasSpec {
+			t.Parts = append(t.Parts, &b.spec)
+		}
+		if err := dash.ApplySettings(t, b.settings...); err != nil {
+			errs = append(errs, err)
+		}
+		b.parallel, b.placement, b.routing = lay.Parallel, lay.Placement, lay.Routing
+		for _, s := range b.settings {
+			b.batchSet = b.batchSet || s.Path == "workload.batch"
+		}
+	}
 	if !b.hasSpec {
 		if len(errs) == 0 {
 			errs = append(errs, errors.New("cluster: not set (use Cluster; reference.Cluster has the shipped ones)"))
@@ -191,10 +291,10 @@ func (b Builder) Build() (Experiment, error) {
 		}
 	}
 	if len(errs) > 0 {
-		return Experiment{}, errors.Join(errs...)
+		return Experiment{}, dash.WorkloadSpec{}, errors.Join(errs...)
 	}
 	if err := m.Validate(); err != nil {
-		return Experiment{}, err
+		return Experiment{}, dash.WorkloadSpec{}, err
 	}
 	p := b.parallel
 	if err := p.Validate(m); err != nil {
@@ -206,6 +306,8 @@ func (b Builder) Build() (Experiment, error) {
 		if err := b.placement.validate(m.FFN.RoutedExperts, p.Expert); err != nil {
 			errs = append(errs, err)
 		}
+	} else if perr := rangeErrors(&Layout{Placement: b.placement}, "parallel", "routing"); len(perr) > 0 {
+		errs = append(errs, perr...)
 	} else if b.placement.Slots != 0 {
 		errs = append(errs, fmt.Errorf("placement.slots = %d: only with expert parallelism (parallel.expert > 1)", b.placement.Slots))
 	}
@@ -221,7 +323,7 @@ func (b Builder) Build() (Experiment, error) {
 		errs = append(errs, fmt.Errorf("workload.batch = %d: not a multiple of the %d attention groups per stage (parallel.expert / parallel.tensor)", b.workload.Batch, a))
 	}
 	if len(errs) > 0 {
-		return Experiment{}, errors.Join(errs...)
+		return Experiment{}, dash.WorkloadSpec{}, errors.Join(errs...)
 	}
 	memory := b.memory
 	if memory == "" {
@@ -236,10 +338,7 @@ func (b Builder) Build() (Experiment, error) {
 	w := b.workload
 	w.Batch /= p.AttentionGroups()
 	w.Routing = dash.RoutingSpec{}
-	if err := e.buildStages(w); err != nil {
-		return Experiment{}, err
-	}
-	return e, nil
+	return e, w, nil
 }
 
 // buildStages derives the stages' GPU experiments for a per-GPU workload

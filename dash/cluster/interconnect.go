@@ -25,27 +25,27 @@ const (
 type LinkSpec struct {
 	// Rate is the port's bandwidth per direction (the beta of the model is
 	// its inverse). Range 1 MB/s .. 1 PB/s.
-	Rate unit.BytesPerSecond `yaml:"rate"`
+	Rate unit.BytesPerSecond `yaml:"rate" knob:"| the port's rate per direction (beta = 1 / rate) | 1 MB/s..1000 TB/s | the catalogue entry's datasheets | faster"`
 	// Latency is the time from a message's last byte leaving to its
 	// arrival, paid once per message (one step of a collective). Range
 	// 0 .. 1 s.
-	Latency unit.Duration `yaml:"latency"`
+	Latency unit.Duration `yaml:"latency" knob:"| one message's latency across the port (alpha), paid per step | 0ns..1s | NCCL's tuning model (src/graph/tuning.cc) | slower"`
 	// Energy is the energy per bit moved across the port (0: not counted).
 	// Range 0 .. 1 nJ/bit.
-	Energy unit.JoulesPerBit `yaml:"energy,omitempty"`
+	Energy unit.JoulesPerBit `yaml:"energy,omitempty" knob:"| energy per bit across the port (0: not counted) | 0 pJ/bit..1000 pJ/bit | none published for NVLink 4 or ConnectX-7"`
 }
 
 // ScaleUpSpec is the interconnect inside a node.
 type ScaleUpSpec struct {
 	// Kind is nvswitch, nvlink-bridge or pcie.
-	Kind string `yaml:"kind"`
+	Kind string `yaml:"kind" knob:"| how a node's GPUs reach each other | nvswitch, nvlink-bridge, pcie | the catalogue entry"`
 	// Link is each GPU's scale-up port (for pcie, unused: the PCIe link
 	// carries the traffic).
 	Link LinkSpec `yaml:",inline"`
 	// BridgeGPUs is the number of GPUs one NVLink bridge group joins
 	// (nvlink-bridge: 2 for the H100 PCIe's two-way bridge). Range 2 ..
 	// GPUs per node, dividing it.
-	BridgeGPUs int `yaml:"bridge_gpus,omitempty"`
+	BridgeGPUs int `yaml:"bridge_gpus,omitempty" knob:"| GPUs one NVLink bridge group joins (nvlink-bridge) | 0..64 | the H100 PCIe product brief (two-way bridge)"`
 }
 
 // NetworkSpec is the network between nodes: NICs shared evenly by the
@@ -54,7 +54,7 @@ type ScaleUpSpec struct {
 type NetworkSpec struct {
 	// NICsPerNode is the number of NICs of a node, dividing its GPUs
 	// (8 in an HGX H100/H200 node: one ConnectX-7 per GPU). Range 1 .. GPUs per node.
-	NICsPerNode int `yaml:"nics_per_node"`
+	NICsPerNode int `yaml:"nics_per_node" knob:"| NICs of a node, shared evenly by its GPUs | 1..64 | the DGX H100/H200 datasheets (8 ConnectX-7)"`
 	// Link is one NIC's port.
 	Link LinkSpec `yaml:",inline"`
 }
@@ -72,16 +72,16 @@ type InterconnectSpec struct {
 	// CollectiveLatency is the fixed start-up of every collective or
 	// point-to-point operation (kernel launch and synchronisation), paid
 	// once per operation before its first message. Range 0 .. 1 s.
-	CollectiveLatency unit.Duration `yaml:"collective_latency"`
+	CollectiveLatency unit.Duration `yaml:"collective_latency" knob:"alpha_coll | start-up of every collective or point-to-point operation | 0ns..1s | NCCL's tuning model (Ring LL128 base latency) | slower"`
 	// AllReduce chooses the all-reduce algorithm: auto (the faster of ring
 	// and recursive doubling on an idle fabric, as MPICH chooses by message
 	// size), ring or recursive-doubling (powers of two only; others use
 	// ring).
-	AllReduce string `yaml:"all_reduce,omitempty"`
+	AllReduce string `yaml:"all_reduce,omitempty" knob:"| all-reduce algorithm (empty: auto) | auto, ring, recursive-doubling | Thakur, Rabenseifner and Gropp 2005"`
 	// AllToAll chooses the all-to-all algorithm: concurrent (every message
 	// posted at once, the NCCL and DeepEP way; the default) or pairwise
 	// (p-1 synchronised exchange steps, MPICH's long-message algorithm).
-	AllToAll string `yaml:"all_to_all,omitempty"`
+	AllToAll string `yaml:"all_to_all,omitempty" knob:"| all-to-all algorithm (empty: concurrent) | concurrent, pairwise | NCCL and DeepEP post every message at once; MPICH's pairwise exchange"`
 }
 
 // All-reduce and all-to-all algorithms.
@@ -101,53 +101,15 @@ const (
 	MaxEnergy   = 1e-9 * unit.JoulesPerBit(1)
 )
 
-func (l LinkSpec) validate(field string) []error {
+// validate checks what the interconnect's fields of a node of gpus GPUs
+// must meet together (each field's range is its knob's: Spec.Validate).
+func (c InterconnectSpec) validate(gpus int) error {
 	var errs []error
-	if !(l.Rate >= MinLinkRate) || l.Rate > MaxLinkRate {
-		errs = append(errs, fmt.Errorf("%s.rate = %v: must be between %v and %v (a link that moves nothing cannot carry a collective)", field, l.Rate, MinLinkRate, MaxLinkRate))
+	if b := c.ScaleUp.BridgeGPUs; c.ScaleUp.Kind == ScaleUpBridge && gpus > 1 && (b < 2 || b > gpus || gpus%b != 0) {
+		errs = append(errs, fmt.Errorf("interconnect.scale_up.bridge_gpus = %d: must be at least 2 and divide gpus_per_node = %d", b, gpus))
 	}
-	if l.Latency < 0 || l.Latency > MaxLatency {
-		errs = append(errs, fmt.Errorf("%s.latency = %v: must be between 0 and %v", field, l.Latency, MaxLatency))
-	}
-	if !(l.Energy >= 0) || l.Energy > MaxEnergy {
-		errs = append(errs, fmt.Errorf("%s.energy = %v: must be between 0 and %v", field, l.Energy, MaxEnergy))
-	}
-	return errs
-}
-
-// validate checks the interconnect of nodes x gpus.
-func (c InterconnectSpec) validate(nodes, gpus int) error {
-	var errs []error
-	switch c.ScaleUp.Kind {
-	case ScaleUpNVSwitch:
-		errs = append(errs, c.ScaleUp.Link.validate("interconnect.scale_up")...)
-	case ScaleUpBridge:
-		errs = append(errs, c.ScaleUp.Link.validate("interconnect.scale_up")...)
-		if b := c.ScaleUp.BridgeGPUs; gpus > 1 && (b < 2 || b > gpus || gpus%b != 0) {
-			errs = append(errs, fmt.Errorf("interconnect.scale_up.bridge_gpus = %d: must be at least 2 and divide gpus_per_node = %d", b, gpus))
-		}
-	case ScaleUpPCIe:
-	default:
-		errs = append(errs, fmt.Errorf("interconnect.scale_up.kind = %q: must be %s, %s or %s", c.ScaleUp.Kind, ScaleUpNVSwitch, ScaleUpBridge, ScaleUpPCIe))
-	}
-	errs = append(errs, c.PCIe.validate("interconnect.pcie")...)
-	errs = append(errs, c.Network.Link.validate("interconnect.network")...)
 	if n := c.Network.NICsPerNode; n < 1 || n > gpus || gpus%n != 0 {
 		errs = append(errs, fmt.Errorf("interconnect.network.nics_per_node = %d: must be at least 1 and divide gpus_per_node = %d", n, gpus))
 	}
-	if c.CollectiveLatency < 0 || c.CollectiveLatency > MaxLatency {
-		errs = append(errs, fmt.Errorf("interconnect.collective_latency = %v: must be between 0 and %v", c.CollectiveLatency, MaxLatency))
-	}
-	switch c.AllReduce {
-	case "", AlgoAuto, AlgoRing, AlgoRecursiveDoubling:
-	default:
-		errs = append(errs, fmt.Errorf("interconnect.all_reduce = %q: must be %s, %s or %s", c.AllReduce, AlgoAuto, AlgoRing, AlgoRecursiveDoubling))
-	}
-	switch c.AllToAll {
-	case "", AlgoConcurrent, AlgoPairwise:
-	default:
-		errs = append(errs, fmt.Errorf("interconnect.all_to_all = %q: must be %s or %s", c.AllToAll, AlgoConcurrent, AlgoPairwise))
-	}
-	_ = nodes
 	return errors.Join(errs...)
 }

@@ -30,18 +30,18 @@ type ParallelSpec struct {
 	// shared-expert widths, vocabulary). Range 1 .. 1024; divides the
 	// attention heads, the dense and shared widths and, without expert
 	// parallelism, the expert width.
-	Tensor int `yaml:"tensor"`
+	Tensor int `yaml:"tensor" knob:"TP | tensor-parallel degree (heads, dense and shared widths, vocabulary) | 1..1024 | Megatron-LM (Shoeybi et al. 2019)"`
 	// Expert is the expert-parallel degree: the GPUs of a stage over which
 	// the routed experts are placed (1: none). A multiple of Tensor,
 	// dividing the routed experts (or their slots, see PlacementSpec).
-	Expert int `yaml:"expert"`
+	Expert int `yaml:"expert" knob:"EP | expert-parallel degree: the GPUs of a stage the routed experts are placed over | 1..1024 | GShard (Lepikhin et al. 2020); DeepSeek-V3 §3.4"`
 	// Pipeline is the number of pipeline stages, dividing the layers.
-	Pipeline int `yaml:"pipeline"`
+	Pipeline int `yaml:"pipeline" knob:"PP | pipeline stages (dividing the layers) | 1..1024 | GPipe (Huang et al. 2019)"`
 	// MicroBatches is the number of micro-batches a pass is split into
 	// across the pipeline (0: as many as stages; 1 with one stage).
-	MicroBatches int `yaml:"micro_batches,omitempty"`
+	MicroBatches int `yaml:"micro_batches,omitempty" knob:"| micro-batches a pass is split into across the pipeline (0: as many as stages) | 0..1024 | GPipe (Huang et al. 2019)"`
 	// Data is the number of instances (replicas) behind the router.
-	Data int `yaml:"data"`
+	Data int `yaml:"data" knob:"DP | instances (replicas) behind the router | 1..1024 | data parallelism"`
 }
 
 // MaxDegree bounds every parallel degree.
@@ -81,18 +81,7 @@ func (p ParallelSpec) String() string {
 // Validate checks the degrees against the model; each error names the
 // field, its value and what it must divide.
 func (p ParallelSpec) Validate(m dash.ModelSpec) error {
-	var errs []error
-	for _, d := range []struct {
-		name string
-		v    int
-	}{{"tensor", p.Tensor}, {"expert", p.Expert}, {"pipeline", p.Pipeline}, {"data", p.Data}} {
-		if d.v < 1 || d.v > MaxDegree {
-			errs = append(errs, fmt.Errorf("parallel.%s = %d: must be between 1 and %d", d.name, d.v, MaxDegree))
-		}
-	}
-	if p.MicroBatches < 0 || p.MicroBatches > MaxDegree {
-		errs = append(errs, fmt.Errorf("parallel.micro_batches = %d: must be between 0 (as many as stages) and %d", p.MicroBatches, MaxDegree))
-	}
+	errs := rangeErrors(&Layout{Parallel: p}, "placement", "routing") // the knobs' ranges
 	if len(errs) > 0 {
 		return errors.Join(errs...)
 	}

@@ -30,12 +30,12 @@ const (
 // PlacementSpec is the expert placement over the GPUs of a stage.
 type PlacementSpec struct {
 	// Policy is contiguous (default), popularity or replicated.
-	Policy string `yaml:"policy,omitempty"`
+	Policy string `yaml:"policy,omitempty" knob:"| expert placement over a stage's GPUs (empty: contiguous) | contiguous, popularity, replicated | vLLM/Megatron (contiguous); Graham 1969 (popularity); DeepSeek-V3 EPLB (replicated)"`
 	// Slots is the experts one GPU holds per MoE layer (0: routed experts
 	// / expert degree). More than that leaves room for redundant copies
 	// (replicated); it may not exceed the routed experts, and slots x
 	// expert degree must hold every expert.
-	Slots int `yaml:"slots,omitempty"`
+	Slots int `yaml:"slots,omitempty" knob:"| experts one GPU holds per MoE layer (0: routed experts / expert degree; more: redundant copies) | 0..4096 | DeepSeek-V3 §3.4 (redundant experts)"`
 }
 
 // RoutingSpec is the distribution of tokens over experts the cluster's
@@ -45,11 +45,11 @@ type RoutingSpec struct {
 	// equally popular, rows spread over as many experts as the tokens
 	// select) or zipf (popularity of the expert of rank r proportional to
 	// 1/r^s over a seeded permutation per layer).
-	Kind string `yaml:"kind,omitempty"`
+	Kind string `yaml:"kind,omitempty" knob:"| the routing distribution of the cluster's loads (empty: balanced) | balanced, zipf | the paper's balanced routing (§VI-A); Zipf popularity per layer"`
 	// ZipfS is the exponent s of kind zipf (above 0, at most 100).
-	ZipfS float64 `yaml:"zipf_s,omitempty"`
+	ZipfS float64 `yaml:"zipf_s,omitempty" knob:"s | Zipf exponent of kind zipf (above 0) | 0..100 | a skew parameter"`
 	// Seed seeds the per-layer permutations.
-	Seed uint64 `yaml:"seed,omitempty"`
+	Seed uint64 `yaml:"seed,omitempty" knob:"| seed of the per-layer popularity permutations |  | a parameter"`
 }
 
 // Routing kinds.
@@ -66,14 +66,11 @@ func (r RoutingSpec) kind() string {
 }
 
 func (r RoutingSpec) validate() error {
-	switch r.kind() {
-	case RoutingBalanced:
-	case RoutingZipf:
-		if !(r.ZipfS > 0) || r.ZipfS > 100 {
-			return fmt.Errorf("routing.zipf_s = %v: must be above 0 and at most 100 for kind zipf", r.ZipfS)
-		}
-	default:
-		return fmt.Errorf("routing.kind = %q: must be %s or %s", r.Kind, RoutingBalanced, RoutingZipf)
+	if errs := rangeErrors(&Layout{Routing: r}, "parallel", "placement"); len(errs) > 0 {
+		return errors.Join(errs...)
+	}
+	if r.kind() == RoutingZipf && !(r.ZipfS > 0) {
+		return fmt.Errorf("routing.zipf_s = %v: must be above 0 for kind zipf", r.ZipfS)
 	}
 	return nil
 }
@@ -118,16 +115,12 @@ func (pl PlacementSpec) slotsFor(e, w int) int {
 }
 
 func (pl PlacementSpec) validate(e, w int) error {
-	var errs []error
-	switch pl.Policy {
-	case "", PlaceContiguous, PlacePopularity, PlaceReplicated:
-	default:
-		errs = append(errs, fmt.Errorf("placement.policy = %q: must be %s, %s or %s", pl.Policy, PlaceContiguous, PlacePopularity, PlaceReplicated))
+	errs := rangeErrors(&Layout{Placement: pl}, "parallel", "routing")
+	if len(errs) > 0 {
+		return errors.Join(errs...)
 	}
 	slots := pl.slotsFor(e, w)
 	switch {
-	case pl.Slots < 0:
-		errs = append(errs, fmt.Errorf("placement.slots = %d: must not be negative", pl.Slots))
 	case slots > e:
 		errs = append(errs, fmt.Errorf("placement.slots = %d: more experts per GPU than the %d routed experts that exist", slots, e))
 	case slots*w < e:

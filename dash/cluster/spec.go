@@ -15,21 +15,21 @@ import (
 // entry, with their sources.
 type Spec struct {
 	// ID is the catalogue id ("hgx-h100").
-	ID string `yaml:"id"`
+	ID string `yaml:"id" knob:"-"`
 	// Name is the display name.
-	Name string `yaml:"name"`
+	Name string `yaml:"name" knob:"-"`
 	// Sources lists where each value was read.
-	Sources []string `yaml:"sources,omitempty"`
+	Sources []string `yaml:"sources,omitempty" knob:"-"`
 	// Nodes is the number of nodes. Range 1 .. 4096.
-	Nodes int `yaml:"nodes"`
+	Nodes int `yaml:"nodes" knob:"| nodes of the cluster (the id gains -xN) | 1..4096 | the catalogue entry (reference/clusters)"`
 	// GPUsPerNode is the number of GPUs of a node. Range 1 .. 64.
-	GPUsPerNode int `yaml:"gpus_per_node"`
+	GPUsPerNode int `yaml:"gpus_per_node" knob:"| GPUs of a node | 1..64 | the catalogue entry (reference/clusters)"`
 	// GPU is every GPU of the cluster.
 	GPU GPUSpec `yaml:"gpu"`
 	// Interconnect is how the GPUs exchange data.
 	Interconnect InterconnectSpec `yaml:"interconnect"`
 	// Notes carries caveats.
-	Notes string `yaml:"notes,omitempty"`
+	Notes string `yaml:"notes,omitempty" knob:"-"`
 }
 
 // GPUSpec is one GPU of a cluster: its compute (a timing model of the
@@ -37,12 +37,12 @@ type Spec struct {
 // DASH and its variants) and its board power.
 type GPUSpec struct {
 	// Timing is the GPU timing model's catalogue id ("h100-sxm").
-	Timing string `yaml:"timing"`
+	Timing string `yaml:"timing" knob:"| the GPUs' timing model: a catalogue GPU (h100-sxm, h200-sxm, h100-pcie) |  | reference/gpus"`
 	// Memory is the memory system's catalogue id ("dash", "hbm-h100-sxm").
-	Memory string `yaml:"memory"`
+	Memory string `yaml:"memory" knob:"| the GPUs' memory system: a catalogue system (h200, h100, dash, relay-only, ...) |  | reference/systems"`
 	// Power is the board power (TDP) charged for every second the GPU is
 	// part of a running instance. Range 0 .. 10 kW.
-	Power unit.Watts `yaml:"power"`
+	Power unit.Watts `yaml:"power" knob:"TDP | board power charged for every GPU-second of a running instance | 0 W..10 kW | the GPU's datasheet (max TDP)"`
 }
 
 // Bounds of a cluster spec.
@@ -65,29 +65,27 @@ func (s Spec) WithNodes(n int) Spec {
 	return s
 }
 
-// Validate reports every bad field, each naming the field and its value.
+// Validate reports every bad field, each naming the field and its value:
+// every knob outside its range (the knob tags), then what the fields must
+// meet together.
 func (s Spec) Validate() error {
 	var errs []error
 	if s.ID == "" {
 		errs = append(errs, errors.New("id: must be set"))
 	}
-	if s.Nodes < 1 || s.Nodes > MaxNodes {
-		errs = append(errs, fmt.Errorf("nodes = %d: must be between 1 and %d", s.Nodes, MaxNodes))
+	var unused []string
+	if s.Interconnect.ScaleUp.Kind == ScaleUpPCIe { // no scale-up port
+		unused = append(unused, "interconnect.scale_up.rate", "interconnect.scale_up.latency", "interconnect.scale_up.energy")
 	}
-	if s.GPUsPerNode < 1 || s.GPUsPerNode > MaxGPUsPerNode {
-		errs = append(errs, fmt.Errorf("gpus_per_node = %d: must be between 1 and %d", s.GPUsPerNode, MaxGPUsPerNode))
-	}
+	errs = append(errs, rangeErrors(&s, unused...)...) // every knob's range (see Layout)
 	if s.GPU.Timing == "" {
 		errs = append(errs, errors.New("gpu.timing: must name a GPU of the catalogue"))
 	}
 	if s.GPU.Memory == "" {
 		errs = append(errs, errors.New("gpu.memory: must name a memory system of the catalogue"))
 	}
-	if !(s.GPU.Power >= 0) || s.GPU.Power > MaxPower {
-		errs = append(errs, fmt.Errorf("gpu.power = %v: must be between 0 and %v", s.GPU.Power, MaxPower))
-	}
 	if s.GPUsPerNode >= 1 && s.GPUsPerNode <= MaxGPUsPerNode {
-		if err := s.Interconnect.validate(s.Nodes, s.GPUsPerNode); err != nil {
+		if err := s.Interconnect.validate(s.GPUsPerNode); err != nil {
 			errs = append(errs, err)
 		}
 	}

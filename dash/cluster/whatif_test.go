@@ -2,8 +2,10 @@ package cluster_test
 
 import (
 	"math/rand/v2"
+	"reflect"
 	"testing"
 
+	"github.com/dashlab/dashlab/dash"
 	"github.com/dashlab/dashlab/dash/cluster"
 	"github.com/dashlab/dashlab/dash/unit"
 	"github.com/dashlab/dashlab/reference"
@@ -11,13 +13,20 @@ import (
 
 // Random what-ifs of the cluster (interconnect rates and latencies, layout,
 // skew, placement, memory) hold the physics: every token-expert pair is
-// processed once, a faster port never slows a run, and the collectives'
-// time is part of the run's.
+// processed once, a faster port never slows a run, a knob of the table
+// doubled moves the run the way its tag says, and the collectives' time is
+// part of the run's.
 func TestRandomWhatIfs(t *testing.T) {
 	r := rand.New(rand.NewPCG(22, 1))
 	layouts := []cluster.ParallelSpec{{Tensor: 1, Expert: 8, Pipeline: 1, Data: 1}, {Tensor: 2, Expert: 8, Pipeline: 1, Data: 1},
 		{Tensor: 8, Expert: 1, Pipeline: 1, Data: 1}, {Tensor: 4, Expert: 4, Pipeline: 2, Data: 1}, {Tensor: 1, Expert: 16, Pipeline: 1, Data: 1}}
 	policies := []string{cluster.PlaceContiguous, cluster.PlacePopularity, cluster.PlaceReplicated}
+	var monotone []dash.Knob // the cluster's knobs whose larger values physics orders
+	for _, k := range dash.KnobsOf(cluster.Spec{}) {
+		if k.Larger != 0 {
+			monotone = append(monotone, k)
+		}
+	}
 	n := 12
 	if testing.Short() {
 		n = 4
@@ -69,6 +78,24 @@ func TestRandomWhatIfs(t *testing.T) {
 		}
 		if got := run(t, fe); got.E2E > res.E2E || got.TTFT > res.TTFT {
 			t.Errorf("case %d (%v): twice the port rates: E2E %v TTFT %v, slower than %v %v", i, p, got.E2E, got.TTFT, res.E2E, res.TTFT)
+		}
+		// one knob of the table that says what a larger value does, doubled
+		k := monotone[r.IntN(len(monotone))]
+		v, _ := k.Get(dash.KnobTarget{Parts: []any{&s}})
+		x := reflect.ValueOf(v)
+		y := reflect.New(x.Type()).Elem()
+		if x.CanFloat() {
+			y.SetFloat(2 * x.Float())
+		} else {
+			y.SetInt(2*x.Int() + 1000)
+		}
+		ke, err := b.Set(k.Path, y.Interface()).Build()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := run(t, ke); k.Larger == dash.Faster && (got.E2E > res.E2E || got.TTFT > res.TTFT) ||
+			k.Larger == dash.Slower && (got.E2E < res.E2E || got.TTFT < res.TTFT) {
+			t.Errorf("case %d (%v): %s %v -> %v (larger is %v): E2E %v TTFT %v against %v %v", i, p, k.Path, v, y.Interface(), k.Larger, got.E2E, got.TTFT, res.E2E, res.TTFT)
 		}
 	}
 }

@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"github.com/dashlab/dashlab/dash"
-	"github.com/dashlab/dashlab/reference"
+	"github.com/dashlab/dashlab/reference/clusters"
 )
 
 // Knobs are the knobs a notebook's parameter cell sets, by path, with their units; the
@@ -102,7 +102,7 @@ func Help(paths ...string) {
 }
 
 func helpTable(paths []string, set map[string]any) string {
-	paper := reference.PaperKnobs()
+	paper := clusters.PaperKnobs() // the paper's values, and the cluster's (reference/clusters)
 	var b strings.Builder
 	cols := "| knob | | paper | unit | range | source | what |\n|---|---|---|---|---|---|---|\n"
 	if set != nil {

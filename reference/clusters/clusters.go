@@ -13,6 +13,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/dashlab/dashlab/dash"
 	"github.com/dashlab/dashlab/dash/cluster"
 	"github.com/dashlab/dashlab/internal/safeio"
 	"github.com/dashlab/dashlab/reference"
@@ -112,4 +113,20 @@ func YAML(id string) ([]byte, error) {
 		return nil, &reference.UnknownError{Kind: "cluster", ID: id, Known: IDs()}
 	}
 	return data, nil
+}
+
+// PaperCluster is the cluster whose values are the reference column of the
+// cluster's knobs (dashlab knobs, docs/knobs.md, nb.Help): eight of the
+// paper's H100 PCIe GPUs in one server.
+const PaperCluster = "h100-pcie-8"
+
+// PaperKnobs is reference.PaperKnobs with the cluster's knobs beside: the
+// PaperCluster's hardware and the default layout (cluster.DefaultLayout:
+// one GPU, contiguous placement, balanced routing).
+func PaperKnobs() dash.KnobTarget {
+	t := reference.PaperKnobs()
+	s := MustSpec(PaperCluster)
+	l := cluster.DefaultLayout()
+	t.Parts = []any{&s, &l}
+	return t
 }

@@ -6,11 +6,13 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"slices"
 
 	"github.com/dashlab/dashlab/dash"
 	"github.com/dashlab/dashlab/dash/cluster"
 	"github.com/dashlab/dashlab/internal/safeio"
 	"github.com/dashlab/dashlab/reference"
+	"gopkg.in/yaml.v3"
 )
 
 // File is a cluster experiment file: a catalogue cluster (or a cluster
@@ -27,6 +29,13 @@ import (
 //	workload: {batch: 64, prompt: 1024, output: 128}
 //	reading: paper             # optional: the HBF reading of t_R (paper or physical)
 //	lookahead: true            # optional: early expert selection where the router allows
+//	overrides:                 # optional: any knob by its path (dashlab knobs), nested or dotted:
+//	  interconnect: {scale_up: {rate: 900 GB/s}}   # the cluster's hardware
+//	  hbf.t_read: 5us                              # every GPU's memory system
+//	  parallel.expert: 8                           # the layout (after its sections above)
+//
+// The typed sections apply first, then the overrides, in order (the cluster
+// builder's With).
 type File struct {
 	Cluster     string                `yaml:"cluster,omitempty"`
 	ClusterFile string                `yaml:"cluster_file,omitempty"`
@@ -39,6 +48,19 @@ type File struct {
 	Workload    *dash.WorkloadSpec    `yaml:"workload,omitempty"`
 	Reading     string                `yaml:"reading,omitempty"`
 	Lookahead   bool                  `yaml:"lookahead,omitempty"`
+	Overrides   yaml.Node             `yaml:"overrides,omitempty"`
+}
+
+// Settings are the file's overrides as knob settings, in the file's order.
+func (f File) Settings() ([]dash.Setting, error) {
+	if f.Overrides.Kind != 0 && f.Overrides.Kind != yaml.MappingNode {
+		return nil, fmt.Errorf("overrides (line %d): must be a mapping of knobs (dashlab knobs lists them)", f.Overrides.Line)
+	}
+	s, err := dash.OverrideSettings(&f.Overrides)
+	if err != nil {
+		return nil, fmt.Errorf("overrides: %w", err)
+	}
+	return s, nil
 }
 
 // DecodeFile reads a cluster experiment file; dir resolves cluster_file.
@@ -64,6 +86,48 @@ func LoadFile(path string) (File, error) {
 		f.ClusterFile = filepath.Join(filepath.Dir(path), f.ClusterFile)
 	}
 	return f, nil
+}
+
+// WithSettings is the file with settings added at the end of its
+// overrides (the CLI's --set).
+func (f File) WithSettings(settings ...dash.Setting) File {
+	if len(settings) == 0 {
+		return f
+	}
+	o := f.Overrides
+	if o.Kind == 0 {
+		o = yaml.Node{Kind: yaml.MappingNode}
+	}
+	o.Content = slices.Clone(o.Content)
+	for _, s := range settings {
+		var style yaml.Style
+		if k, err := dash.LookupKnob(s.Path); err == nil && k.Unit() == "name" {
+			style = yaml.DoubleQuotedStyle // a name stays text ("true", "1")
+		}
+		o.Content = append(o.Content, &yaml.Node{Kind: yaml.ScalarNode, Value: s.Path},
+			&yaml.Node{Kind: yaml.ScalarNode, Value: s.Value, Style: style})
+	}
+	f.Overrides = o
+	return f
+}
+
+// WhatIfs lists how an experiment built from the file differs from the
+// catalogue: its cluster's knobs against the catalogue entry (nodes,
+// ports) and its GPUs' memory system against the catalogue system, as
+// what-if labels ("scale-up 450 -> 900 GB/s", "t_R 3 -> 5 µs").
+func WhatIfs(f File, e cluster.Experiment) []dash.Change {
+	var out []dash.Change
+	if ref, err := Spec(f.Cluster); err == nil && f.ClusterFile == "" {
+		out = append(out, cluster.Changes(ref, e.Spec())...)
+	}
+	if st := e.Stages(); len(st) > 0 {
+		if ref, err := reference.System(e.MemoryID()); err == nil {
+			sys := st[0].GPU.System()
+			ref.HBF.ReadWavesInFlight = sys.HBF.ReadWavesInFlight // a reading is not a what-if
+			out = append(out, dash.DiffSystems(ref, sys)...)
+		}
+	}
+	return out
 }
 
 // Builder turns the file into a cluster experiment builder.
@@ -114,5 +178,9 @@ func (f File) Builder() cluster.Builder {
 	if f.Lookahead {
 		b = b.PerGPU(func(g dash.ExperimentBuilder) dash.ExperimentBuilder { return g.Lookahead(true) })
 	}
-	return b
+	set, err := f.Settings()
+	if err != nil {
+		return b.Fail(err)
+	}
+	return b.With(set...)
 }

@@ -78,6 +78,22 @@ func (b Builder) Name(name string) Builder { b.spec.Name = name; return b }
 // Kind sets the point kind (default "fixed").
 func (b Builder) Kind(kind string) Builder { b.spec.Kind = kind; return b }
 
+// Section sets the base of the kind's own section (its key: "serving",
+// "cluster") to v, a value of the kind's section type or its YAML form.
+func (b Builder) Section(key string, v any) Builder {
+	n, err := node(v)
+	if err != nil {
+		return b.fail(fmt.Errorf("section %s: %w", key, err))
+	}
+	params := make(map[string]yaml.Node, len(b.spec.Params)+1)
+	for k, x := range b.spec.Params {
+		params[k] = x
+	}
+	params[key] = n
+	b.spec.Params = params
+	return b
+}
+
 func node(v any) (yaml.Node, error) {
 	var n yaml.Node
 	err := n.Encode(v)
@@ -134,12 +150,17 @@ func (b Builder) Count(path string, from, to any, n int) Builder {
 
 // Set sets a memory-system knob for every point (an override of the base,
 // written as overrides.PATH: VALUE with its unit): Set("link.usable",
-// 0.8*unit.TBps), Set("hbf.reading", dash.ReadingPaper). Axes are applied
-// after it.
+// 0.8*unit.TBps), Set("hbf.reading", dash.ReadingPaper), or a knob the
+// sweep's kind takes (KnobKind: Set("parallel.expert", 8) for kind
+// cluster; set the kind first). Axes are applied after it.
 func (b Builder) Set(path string, v any) Builder {
 	st, err := dash.SettingOf(path, v)
 	if err == nil {
-		if k, _ := dash.LookupKnob(path); !isSystemKnob(k) {
+		k, _ := dash.LookupKnob(path)
+		kindsMu.Lock()
+		kk, _ := kinds[b.spec.Kind].(KnobKind)
+		kindsMu.Unlock()
+		if !isSystemKnob(k) && (kk == nil || !kk.TakesKnob(k)) {
 			err = fmt.Errorf("%s is not a memory-system knob (set it in the base, or sweep it)", path)
 		}
 	}

@@ -25,7 +25,11 @@
 // derived knobs under knobs.* ([Knobs]: the page size with the transfer
 // regions scaled, the link rate with the lane rate scaled, the reading of
 // t_R; applied last, as the builder's methods do). A point kind
-// (see [Kind]) may add a section of its own (serving.* for serving runs). The
+// (see [Kind]) may add a section of its own (serving.* for serving runs),
+// and a [KnobKind] takes overrides of knobs beyond the memory system's (the
+// cluster kind of reference/clusters/clustersweep: overrides.parallel.expert,
+// overrides.interconnect.scale_up.rate, ...), in the base and as axes,
+// which reach its points as [Point].Settings. The
 // points are the product of the axes in the order given (the first axis
 // varies slowest); the axes of a zip group advance together as one; where
 // conditions ("PATH OP VALUE", OP one of == != < <= > >=) keep only the points

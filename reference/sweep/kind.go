@@ -45,6 +45,18 @@ type WorkloadKind interface {
 	Workload(p Point) dash.WorkloadSpec
 }
 
+// KnobKind is a kind whose points take knobs beyond one GPU's memory system
+// (the cluster kind of reference/clusters takes the cluster's hardware and
+// layout knobs, and the GPUs' memory-system knobs, which it applies to
+// every GPU of the cluster): the base's overrides and the axes'
+// overrides.PATH that it takes are not applied to the point's System but
+// handed to it as Point.Settings.
+type KnobKind interface {
+	Kind
+	// TakesKnob reports whether the kind sets the knob itself.
+	TakesKnob(k dash.Knob) bool
+}
+
 // Outcome is what a point's run gives.
 type Outcome struct {
 	// Metrics are the values, in the kind's Metrics order.
@@ -118,6 +130,9 @@ type Point struct {
 	Timing dash.Timing
 	// Params is a pointer to the kind's section (nil when it has none).
 	Params any
+	// Settings are the knobs a KnobKind takes: the base's overrides, then
+	// the axes' overrides.PATH, in order (nil for other kinds).
+	Settings []dash.Setting
 
 	err error // the axes' knobs could not be applied (reported by validation)
 }

@@ -21,6 +21,8 @@ const (
 	inSystem
 	// inParams is a field of the kind's own section.
 	inParams
+	// inKnob is a knob under overrides that the kind takes (KnobKind).
+	inKnob
 )
 
 // field is a resolved path: where it points and the type of its value.
@@ -28,7 +30,20 @@ type field struct {
 	target target
 	index  []int
 	typ    reflect.Type
-	knob   dash.Knob // inSystem: the knob
+	knob   dash.Knob // inSystem, inKnob: the knob
+}
+
+// resolvePath finds the field a path of the plan's axes names: a knob the
+// plan's kind takes (KnobKind) under overrides, or as resolvePath finds it.
+func (p *Plan) resolvePath(path string) (field, error) {
+	if kk, ok := p.kind.(KnobKind); ok {
+		if rest, ok := strings.CutPrefix(path, "overrides."); ok {
+			if k, err := dash.LookupKnob(rest); err == nil && kk.TakesKnob(k) {
+				return field{target: inKnob, typ: k.Type(), knob: k}, nil
+			}
+		}
+	}
+	return resolvePath(path, p.section, p.ptype)
 }
 
 var fileType = reflect.TypeFor[dash.ExperimentFile]()
@@ -161,6 +176,9 @@ func systemKnob(path string) (dash.Knob, error) {
 		return dash.Knob{}, err
 	}
 	if !isSystemKnob(k) {
+		if s := k.Space(); s != "workload" && s != "execution switches" {
+			return dash.Knob{}, fmt.Errorf("path %q: %s is a knob of the %s, which this kind does not set (sweep it with kind: cluster)", "overrides."+path, path, s)
+		}
 		return dash.Knob{}, fmt.Errorf("path %q: %s is not a memory-system knob (write it as %s)", "overrides."+path, path, path)
 	}
 	return k, nil

@@ -31,8 +31,10 @@ type Plan struct {
 	base    dash.ExperimentFile
 	baseDir string
 	params  reflect.Value // the kind's section (invalid when none)
-	section string
-	ptype   reflect.Type
+	// baseSettings are the base's overrides a KnobKind takes.
+	baseSettings []dash.Setting
+	section      string
+	ptype        reflect.Type
 
 	systems map[string]dash.SystemSpec // system id -> with the base's overrides
 	models  map[string]dash.ModelSpec  // modelKey -> spec
@@ -101,7 +103,11 @@ func CompileProgress(s Spec, progress func(done, total int)) (*Plan, error) {
 	if p.section == "knobs" || p.section == "overrides" {
 		return nil, fmt.Errorf("%s: kind %s: its section may not be called %q", src, k.Name(), p.section)
 	}
-	if p.base, p.baseDir, err = s.baseFile(); err != nil {
+	var take func(dash.Knob) bool
+	if kk, ok := k.(KnobKind); ok { // the base's overrides the kind takes go to every point's Settings
+		take = kk.TakesKnob
+	}
+	if p.base, p.baseDir, p.baseSettings, err = s.baseFile(take); err != nil {
 		return nil, err
 	}
 	if err := p.compileAxes(s); err != nil {
@@ -186,7 +192,7 @@ func (p *Plan) compileAxes(s Spec) error {
 			errs = append(errs, fmt.Errorf("%s: the path is swept twice", name))
 			continue
 		}
-		f, err := resolvePath(a.Path, p.section, p.ptype)
+		f, err := p.resolvePath(a.Path)
 		if err != nil {
 			errs = append(errs, fmt.Errorf("%s: %v", name, err))
 			continue
@@ -435,12 +441,13 @@ func (p *Plan) fingerprintOf() ([sha256.Size]byte, error) {
 		params = p.params.Interface()
 	}
 	data, err := json.Marshal(struct {
-		Kind   string
-		Base   dash.ExperimentFile
-		System dash.SystemSpec
-		Knobs  legacyKnobs
-		Params any
-	}{p.kind.Name(), base, sys, legacyKnobs{}, params})
+		Kind     string
+		Base     dash.ExperimentFile
+		System   dash.SystemSpec
+		Knobs    legacyKnobs
+		Params   any
+		Settings []dash.Setting `json:",omitempty"` // a KnobKind's (none: the keys of sweeps before them)
+	}{p.kind.Name(), base, sys, legacyKnobs{}, params, p.baseSettings})
 	if err != nil {
 		return [sha256.Size]byte{}, err
 	}
@@ -507,7 +514,7 @@ func (p *Plan) materialize(digits []int) Point {
 		params.Elem().Set(p.params)
 		pt.Params = params.Interface()
 	}
-	var sysSets []dash.Setting
+	var sysSets, taken []dash.Setting
 	for d, dm := range p.dims {
 		vi := digits[d]
 		for _, ai := range dm.axes {
@@ -519,6 +526,8 @@ func (p *Plan) materialize(digits []int) Point {
 				setFile(&pt.File, a, v)
 			case inSystem:
 				sysSets = append(sysSets, dash.Setting{Path: a.field.knob.Path, Value: a.labels[vi]})
+			case inKnob:
+				taken = append(taken, dash.Setting{Path: a.field.knob.Path, Value: a.labels[vi]})
 			case inParams:
 				params.Elem().FieldByIndex(a.field.index).Set(v)
 			}
@@ -533,6 +542,9 @@ func (p *Plan) materialize(digits []int) Point {
 	pt.System = p.systems[pt.File.System]
 	if err := dash.ApplySettings(dash.KnobTarget{System: &pt.System}, sysSets...); err != nil {
 		pt.err = err // the labels read back exactly (see label); kept for validate
+	}
+	if p.baseSettings != nil || taken != nil {
+		pt.Settings = append(slices.Clip(p.baseSettings), taken...)
 	}
 	pt.Model = p.models[modelKey(pt.File)]
 	pt.Timing = p.timings[[2]string{pt.File.Profile, pt.File.GPU}]

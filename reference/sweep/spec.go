@@ -108,11 +108,12 @@ func (s Spec) source() string {
 	return "sweep"
 }
 
-// baseFile decodes the base experiment file of the spec.
-func (s Spec) baseFile() (dash.ExperimentFile, string, error) {
+// baseFile decodes the base experiment file of the spec; the overrides take
+// accepts (a KnobKind's knobs; nil: none) are returned as settings.
+func (s Spec) baseFile(take func(dash.Knob) bool) (dash.ExperimentFile, string, []dash.Setting, error) {
 	switch {
 	case s.BaseFile != "" && s.Base.Kind != 0:
-		return dash.ExperimentFile{}, "", fmt.Errorf("%s: set base or base_file, not both", s.source())
+		return dash.ExperimentFile{}, "", nil, fmt.Errorf("%s: set base or base_file, not both", s.source())
 	case s.BaseFile != "":
 		p := s.BaseFile
 		if !filepath.IsAbs(p) {
@@ -120,17 +121,17 @@ func (s Spec) baseFile() (dash.ExperimentFile, string, error) {
 		}
 		data, err := safeio.ReadFile(p)
 		if err != nil {
-			return dash.ExperimentFile{}, "", fmt.Errorf("%s: base_file: %w", s.source(), err)
+			return dash.ExperimentFile{}, "", nil, fmt.Errorf("%s: base_file: %w", s.source(), err)
 		}
-		f, err := reference.DecodeExperimentFile(bytes.NewReader(data), p)
-		return f, filepath.Dir(p), err
+		f, taken, err := reference.DecodeExperimentFileTaking(bytes.NewReader(data), p, take)
+		return f, filepath.Dir(p), taken, err
 	case s.Base.Kind == 0:
-		return dash.ExperimentFile{}, "", fmt.Errorf("%s: base: missing (an experiment: model, system, workload, ...)", s.source())
+		return dash.ExperimentFile{}, "", nil, fmt.Errorf("%s: base: missing (an experiment: model, system, workload, ...)", s.source())
 	}
 	data, err := yaml.Marshal(&s.Base)
 	if err != nil {
-		return dash.ExperimentFile{}, "", fmt.Errorf("%s: base: %w", s.source(), err)
+		return dash.ExperimentFile{}, "", nil, fmt.Errorf("%s: base: %w", s.source(), err)
 	}
-	f, err := reference.DecodeExperimentFile(bytes.NewReader(data), s.source()+": base")
-	return f, s.dir, err
+	f, taken, err := reference.DecodeExperimentFileTaking(bytes.NewReader(data), s.source()+": base", take)
+	return f, s.dir, taken, err
 }

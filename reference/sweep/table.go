@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/dashlab/dashlab/dash"
 	"github.com/dashlab/dashlab/summary"
 )
 
@@ -65,6 +66,11 @@ func (t *Table) axis(path string) (int, error) {
 // normalize writes a value the way rows carry it ("3 us" -> "3µs").
 func normalize(path, value string) string {
 	f, err := resolvePath(path, "", nil)
+	if rest, ok := strings.CutPrefix(path, "overrides."); err != nil && ok {
+		if k, kerr := dash.LookupKnob(rest); kerr == nil { // a knob of a kind's own (KnobKind)
+			f, err = field{typ: k.Type()}, nil
+		}
+	}
 	if err != nil {
 		return value
 	}

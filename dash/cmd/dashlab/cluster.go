@@ -10,17 +10,19 @@ import (
 	"strings"
 	"time"
 
+	"github.com/dashlab/dashlab/dash"
 	"github.com/dashlab/dashlab/dash/cluster"
 	"github.com/dashlab/dashlab/dash/serve"
 	"github.com/dashlab/dashlab/dash/unit"
 	"github.com/dashlab/dashlab/reference/clusters"
+	_ "github.com/dashlab/dashlab/reference/clusters/clustersweep" // sweeps of kind cluster
 )
 
 func init() {
 	register(&command{name: "cluster", summary: "DASH at cluster scale: expert, tensor, pipeline and data parallelism against HBM-only GPUs", run: runCluster})
 }
 
-const clusterUsage = `cluster <list|run|serve|compare|sweep|check> [flags]
+const clusterUsage = `cluster <list|run|serve|compare|check> [flags]
 
   list     the cluster catalogue (reference/clusters) and the shipped comparisons
   run      a fixed batch on one instance (and its copies) of a layout
@@ -28,12 +30,13 @@ const clusterUsage = `cluster <list|run|serve|compare|sweep|check> [flags]
            prefill/decode disaggregation
   compare  GPUs needed per contender for the same throughput within a P90 TPOT target
            (a comparison file, or a shipped one: --id qwen3-235b)
-  sweep    fixed-batch runs over axes of a cluster experiment file (GPUs, parallelism,
-           placement, memory, ...: reference/clusters/sweeps/layouts.yaml)
   check    the external check: a comparison file's published measurements of HBM-only
            deployments beside the simulation of the same deployment and workload
 
-A layout comes from --file (a cluster experiment file, see reference/clusters/file.go) or flags.`
+A layout comes from --file (a cluster experiment file, see reference/clusters/file.go) or flags,
+and --set sets any knob ('dashlab knobs'). Sweeps of cluster experiments (axes over GPUs,
+parallelism, placement, interconnect, memory; shards, resume, Slurm) are 'dashlab sweep' specs
+of kind cluster: reference/clusters/sweeps/layouts.yaml.`
 
 func runCluster(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" {
@@ -53,11 +56,11 @@ func runCluster(args []string, stdin io.Reader, stdout, stderr io.Writer) error 
 	case "compare":
 		return runClusterCompare(args[1:], stdout, stderr)
 	case "sweep":
-		return runClusterSweep(args[1:], stdout, stderr)
+		return fmt.Errorf("%w: cluster sweeps are 'dashlab sweep --spec FILE' with kind: cluster (reference/clusters/sweeps/layouts.yaml)", errUsage)
 	case "check":
 		return runClusterCheck(args[1:], stdout, stderr)
 	}
-	return fmt.Errorf("%w: unknown cluster subcommand %q (list, run, serve, compare, sweep, check)", errUsage, args[0])
+	return fmt.Errorf("%w: unknown cluster subcommand %q (list, run, serve, compare, check)", errUsage, args[0])
 }
 
 // layoutFlags are the flags that describe one layout.
@@ -67,6 +70,7 @@ type layoutFlags struct {
 	zipfS                                                     *float64
 	seed                                                      *uint64
 	lookahead                                                 *bool
+	set                                                       *settingsFlag
 }
 
 func addLayoutFlags(fs *flag.FlagSet, prefix string) layoutFlags {
@@ -88,6 +92,8 @@ func addLayoutFlags(fs *flag.FlagSet, prefix string) layoutFlags {
 	l.seed = fs.Uint64(prefix+"routing-seed", 1, "seed of the per-layer expert popularity (routing zipf)")
 	l.reading = fs.String(prefix+"reading", "", "HBF reading of t_R: paper or physical (empty: the memory system's)")
 	l.lookahead = fs.Bool(prefix+"lookahead", false, "early expert selection where the router allows (§V-C)")
+	l.set = &settingsFlag{}
+	fs.Var(l.set, prefix+"set", "set a knob, PATH=VALUE with its unit (repeatable), after the file's overrides: the cluster's (--set interconnect.scale_up.rate=900GB/s --set parallel.expert=8) or every GPU's (--set hbf.t_read=5us); 'dashlab knobs' lists them")
 	return l
 }
 
@@ -151,7 +157,7 @@ func (l layoutFlags) fileOf(fs *flag.FlagSet, prefix string) (clusters.File, err
 	if use("lookahead") {
 		f.Lookahead = *l.lookahead
 	}
-	return f, nil
+	return f.WithSettings(l.set.list...), nil
 }
 
 func runClusterList(args []string, stdout, stderr io.Writer) error {
@@ -257,7 +263,9 @@ func runClusterRun(args []string, stdout, stderr io.Writer) error {
 	if ok, err := writeData(stdout, *format, out, func() csvTable { return csvOf([]clusterRunRow{row}) }); ok {
 		return err
 	}
-	fmt.Fprintf(stdout, "%s\n%d GPUs, B = %d per instance, %d/%d tokens\n\n", r.Name, r.GPUs, r.Batch, r.Prompt, r.Output)
+	fmt.Fprintf(stdout, "%s\n%d GPUs, B = %d per instance, %d/%d tokens\n", r.Name, r.GPUs, r.Batch, r.Prompt, r.Output)
+	printWhatIfs(stdout, clusters.WhatIfs(f, e))
+	fmt.Fprintln(stdout)
 	var t table
 	t.add("TTFT", "TPOT", "E2E", "decode tok/s (all)", "per GPU", "comm share", "KV tokens", "KV headroom")
 	t.add(r.TTFT.String(), r.TPOT.String(), r.E2E.String(), fmt.Sprintf("%.1f", r.DecodeThroughput), fmt.Sprintf("%.1f", r.PerGPU),
@@ -347,7 +355,9 @@ func runClusterServe(args []string, stdout, stderr io.Writer) error {
 		return writeJSON(stdout, res)
 	}
 	s := res.Summary
-	fmt.Fprintf(stdout, "%s\n%d GPUs, %d requests at %.3f req/s (%d measured)\n\n", res.Name, res.GPUs, res.Requests, *rate, len(res.Measured))
+	fmt.Fprintf(stdout, "%s\n%d GPUs, %d requests at %.3f req/s (%d measured)\n", res.Name, res.GPUs, res.Requests, *rate, len(res.Measured))
+	printWhatIfs(stdout, clusters.WhatIfs(f, e))
+	fmt.Fprintln(stdout)
 	var t table
 	t.add("metric", "mean", "P50", "P90", "P99")
 	for _, d := range []struct {
@@ -362,6 +372,19 @@ func runClusterServe(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintln(stdout, extra)
 	}
 	return nil
+}
+
+// printWhatIfs writes "what-if: scale-up 450 -> 900 GB/s, t_R 3 -> 5 µs"
+// when the experiment is off the catalogue.
+func printWhatIfs(w io.Writer, changes []dash.Change) {
+	if len(changes) == 0 {
+		return
+	}
+	parts := make([]string, len(changes))
+	for i, c := range changes {
+		parts[i] = c.String()
+	}
+	fmt.Fprintf(w, "what-if: %s\n", strings.Join(parts, ", "))
 }
 
 func isSet(fs *flag.FlagSet, name string) bool {
@@ -474,66 +497,6 @@ func runClusterCompare(args []string, stdout, stderr io.Writer) error {
 	}
 	u.write(stdout)
 	fmt.Fprintf(stdout, "\nbreak-even price: the GPU price (reference GPU = %s's) at which a contender's tokens/s per cost equals the reference's; prices are illustrative\n", cmp.Capacities[0].Label)
-	return nil
-}
-
-func runClusterSweep(args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("cluster sweep", "cluster sweep --spec FILE [--workers N] [--format table|json|csv] [--quiet]", stderr)
-	spec := fs.String("spec", "", "sweep spec (YAML: a base cluster experiment file and axes)")
-	workers := fs.Int("workers", 0, "points run at once (0: one per CPU)")
-	format := fs.String("format", "table", "output format: table, json or csv")
-	quiet := fs.Bool("quiet", false, "no progress on stderr")
-	if err := parse(fs, args); err != nil {
-		return err
-	}
-	if err := checkFormat(*format); err != nil {
-		return err
-	}
-	if err := checkWorkers(*workers); err != nil {
-		return err
-	}
-	if err := noArgs(fs); err != nil {
-		return err
-	}
-	if *spec == "" {
-		return fmt.Errorf("%w: --spec is required", errUsage)
-	}
-	s, err := clusters.LoadSweep(*spec)
-	if err != nil {
-		return err
-	}
-	ctx, stop := interruptible()
-	defer stop()
-	start := time.Now()
-	var prog func(int, int)
-	if !*quiet {
-		prog = func(done, total int) {
-			if time.Since(start) > 2*time.Second {
-				fmt.Fprintf(stderr, "\rcluster sweep %s: %d of %d points (%v)   ", s.Name, done, total, time.Since(start).Round(time.Second))
-			}
-		}
-	}
-	rows, err := clusters.RunSweep(ctx, s, *workers, prog)
-	if prog != nil && time.Since(start) > 2*time.Second {
-		fmt.Fprintln(stderr)
-	}
-	if err != nil {
-		return err
-	}
-	if ok, err := writeData(stdout, *format, rows, func() csvTable { return csvOf(rows) }); ok {
-		return err
-	}
-	var t table
-	t.add("point", "axes", "status", "GPUs", "TPOT ms", "decode tok/s", "per GPU", "comm %")
-	for _, r := range rows {
-		if r.Status != "ok" {
-			t.add(fmt.Sprint(r.Point), r.Values, r.Status+": "+r.Error, "", "", "", "", "")
-			continue
-		}
-		t.add(fmt.Sprint(r.Point), r.Values, r.Status, fmt.Sprint(r.GPUs), fmt.Sprintf("%.2f", r.TPOTms), fmt.Sprintf("%.1f", r.DecodeTokS),
-			fmt.Sprintf("%.1f", r.PerGPU), fmt.Sprintf("%.1f", 100*r.CommShare))
-	}
-	t.write(stdout)
 	return nil
 }
 

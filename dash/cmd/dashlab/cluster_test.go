@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -46,21 +47,69 @@ func TestClusterFileAndServe(t *testing.T) {
 	}
 }
 
+// Cluster experiments sweep through dashlab sweep (kind cluster): axes over
+// the layout, the interconnect and every GPU's memory system, as override
+// paths; shards merge into the whole sweep; a bad layout is refused at
+// compile, naming the axis and value.
 func TestClusterSweep(t *testing.T) {
-	f := filepath.Join(t.TempDir(), "s.yaml")
-	os.WriteFile(f, []byte(`name: t
-base: {cluster: hgx-h200, memory: dash, model: qwen3-30b-a3b, workload: {batch: 8, prompt: 256, output: 4}}
+	dir := t.TempDir()
+	f := filepath.Join(dir, "s.yaml")
+	spec := `name: t
+kind: cluster
+cluster: {id: hgx-h200}
+base: {model: qwen3-30b-a3b, system: dash, workload: {batch: 8, prompt: 256, output: 4}, overrides: {hbf.reading: paper}}
 axes:
-  - {path: parallel.expert, values: [1, 8, 3]}
-  - {path: memory, values: [dash, compact-dash]}
-`), 0o644)
-	code, out, errs := dashlab("cluster", "sweep", "--spec", f, "--format", "csv", "--quiet")
-	if code != 0 {
-		t.Fatalf("exit %d: %s", code, errs)
+  - {path: overrides.parallel.expert, values: [1, 8]}
+  - {path: overrides.interconnect.scale_up.rate, values: [450 GB/s, 900 GB/s]}
+  - {path: system, values: [dash, h200]}
+`
+	os.WriteFile(f, []byte(spec), 0o644)
+	whole := filepath.Join(dir, "whole.csv")
+	if code, out, errs := dashlab("sweep", "--spec", f, "--out", whole, "--quiet"); code != 0 {
+		t.Fatalf("exit %d: %s %s", code, out, errs)
 	}
-	lines := strings.Split(strings.TrimSpace(out), "\n")
-	if len(lines) != 7 || !strings.Contains(lines[0], "axis_values") || !strings.Contains(out, "parallel.expert=8;memory=compact-dash") ||
-		!strings.Contains(out, "parallel.expert = 3") {
-		t.Errorf("sweep CSV:\n%s", out)
+	data, _ := os.ReadFile(whole)
+	lines := strings.Split(strings.TrimSpace(string(data)), "\n")
+	if len(lines) != 9 || !strings.Contains(lines[0], "overrides.parallel.expert") || !strings.Contains(lines[0], "decode_throughput_per_gpu_tok_per_s") ||
+		strings.Count(string(data), ",ok,") != 8 {
+		t.Errorf("sweep CSV:\n%s", data)
+	}
+	var parts []string
+	for i := range 2 {
+		part := filepath.Join(dir, fmt.Sprintf("part-%d.csv", i))
+		if code, _, errs := dashlab("sweep", "--spec", f, "--out", part, "--shard", fmt.Sprintf("%d/2", i), "--quiet"); code != 0 {
+			t.Fatalf("shard %d: %s", i, errs)
+		}
+		parts = append(parts, part)
+	}
+	merged := filepath.Join(dir, "merged.csv")
+	if code, _, errs := dashlab(append([]string{"sweep", "merge", merged}, parts...)...); code != 0 {
+		t.Fatalf("merge: %s", errs)
+	}
+	os.WriteFile(f, []byte(strings.Replace(spec, "values: [1, 8]", "values: [1, 3]", 1)), 0o644)
+	if code, _, errs := dashlab("sweep", "--spec", f, "--out", filepath.Join(dir, "bad.csv")); code == 0 ||
+		!strings.Contains(errs, `overrides.parallel.expert value "3"`) || !strings.Contains(errs, "parallel.expert = 3") {
+		t.Errorf("EP 3: exit %d: %s", code, errs)
+	}
+	os.WriteFile(f, []byte(strings.Replace(spec, "kind: cluster\ncluster: {id: hgx-h200}\n", "", 1)), 0o644)
+	if code, _, errs := dashlab("sweep", "--spec", f, "--out", filepath.Join(dir, "fixed.csv")); code == 0 ||
+		!strings.Contains(errs, "a knob of the cluster layout") {
+		t.Errorf("a cluster knob in a fixed sweep: exit %d: %s", code, errs)
+	}
+	if code, _, errs := dashlab("cluster", "sweep", "--spec", f); code != 2 || !strings.Contains(errs, "dashlab sweep") {
+		t.Errorf("cluster sweep: exit %d: %s", code, errs)
+	}
+}
+
+// --set sets the cluster's knobs and every GPU's, and the run names them as
+// what-ifs.
+func TestClusterSet(t *testing.T) {
+	code, out, errs := dashlab("cluster", "run", "--model", "qwen3-30b-a3b", "--memory", "dash", "--batch", "16", "--prompt", "256", "--output", "4",
+		"--set", "parallel.expert=8", "--set", "interconnect.scale_up.rate=900GB/s", "--set", "hbf.t_read=5us")
+	if code != 0 || !strings.Contains(out, "TP1 EP8") || !strings.Contains(out, "what-if: scale-up 450 -> 900 GB/s, t_R 3 -> 5 µs") {
+		t.Errorf("exit %d: %s %s", code, out, errs)
+	}
+	if code, _, errs := dashlab("cluster", "run", "--model", "qwen3-30b-a3b", "--set", "parallel.expert=0"); code == 0 || !strings.Contains(errs, "parallel.expert = 0: outside the plausible range 1 .. 1024") {
+		t.Errorf("EP 0: exit %d: %s", code, errs)
 	}
 }
