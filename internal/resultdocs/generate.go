@@ -104,6 +104,7 @@ var groupNames = map[string]string{
 	"fig10": "Fig. 10 CPU-GPU offloading", "fig11": "Fig. 11 lookahead", "table3": "Table III serving latency",
 	"serving": "serving peak gains (§VI-E)", "fig12": "Fig. 12 KV split and write stalls", "cost": "capacity per cost (§VI-G)",
 	"cluster": "DASH at cluster scale (beyond Table I)",
+	"routing": "skewed routing and the HBM expert cache (beyond §VI-E)",
 }
 
 // summaryTable counts the verdicts per id group, in the rows' order.

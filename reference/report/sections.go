@@ -137,6 +137,17 @@ func clusterSection(p *charts.Page, rep reproduce.Report) error {
 	return nil
 }
 
+// routingSection draws each routing study (beyond the paper: per-token
+// routing, skew and the HBM expert cache against balanced routing).
+func routingSection(p *charts.Page, rep reproduce.Report) error {
+	for _, s := range rep.Artifacts.Routing {
+		if err := figureTo(p)(charts.RoutingFigure(s)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 func enduranceSection(p *charts.Page, rep reproduce.Report) error {
 	if rep.Artifacts.Endurance == nil {
 		return nil

@@ -50,6 +50,10 @@ type Artifacts struct {
 	// Cluster holds the comparisons at cluster scale (beyond the paper), one
 	// per shipped comparison (empty when the cluster group did not run).
 	Cluster []summary.ClusterStudy
+	// Routing holds what skewed routing and the HBM expert cache do to
+	// DASH (beyond the paper), one per routing study (empty when the
+	// routing group did not run).
+	Routing []summary.RoutingStudy
 	// GPU is the timing model's validation: its leave-one-out error per kind and judged
 	// rows, and with Options.Figures the held-out studies and predictions the report
 	// draws.
