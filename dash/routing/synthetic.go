@@ -21,8 +21,8 @@ import (
 // request's task (skew and task mix). A draw that would repeat an expert
 // the token already holds at the layer draws from the popularity instead.
 //
-// Where the values come from (the knob table cites them; doc/routing.md
-// in the repository gives the derivations):
+// Where the values come from (the knob table cites them; 'dashlab routing
+// analyze' measures a trace in the same terms):
 //
 //   - Skew (per-layer popularity): each layer ranks its experts in a
 //     seeded random order and selects the expert of rank i with weight
