@@ -198,7 +198,8 @@ func capacityOf(ctx context.Context, cfg CompareConfig, c Contender, steps int, 
 	// requests of warm-up and 2 x B_max measured.
 	bmax := (ServeConfig{Experiment: e, Scheduler: cfg.Scheduler}).InstanceScheduler().MaxBatch
 	cfg.Warmup, cfg.Measure = max(cfg.Warmup, bmax), max(cfg.Measure, 2*bmax)
-	sc := ServeConfig{Experiment: e, Scheduler: cfg.Scheduler, Warmup: cfg.Warmup, Measure: cfg.Measure, Approx: cfg.Approx}
+	shared := &sharedPasses{} // every run of the search shares its passes
+	sc := ServeConfig{Experiment: e, Scheduler: cfg.Scheduler, Warmup: cfg.Warmup, Measure: cfg.Measure, Approx: cfg.Approx, shared: shared}
 	mean := float64(cfg.Prompt.Min+max(cfg.Prompt.Min, cfg.Prompt.Max)) / 2
 	meanOut := float64(cfg.Output.Min+max(cfg.Output.Min, cfg.Output.Max)) / 2
 	if per := mean + meanOut; per > 0 {
@@ -216,7 +217,7 @@ func capacityOf(ctx context.Context, cfg CompareConfig, c Contender, steps int, 
 	if err != nil {
 		return Capacity{}, err
 	}
-	sat, err := Serve(ctx, ServeConfig{Experiment: e, Scheduler: cfg.Scheduler, Approx: cfg.Approx}, back)
+	sat, err := Serve(ctx, ServeConfig{Experiment: e, Scheduler: cfg.Scheduler, Approx: cfg.Approx, shared: shared}, back)
 	if err != nil {
 		return Capacity{}, err
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/dashlab/dashlab/dash"
 	"github.com/dashlab/dashlab/dash/serve"
+	"github.com/dashlab/dashlab/dash/sim"
 )
 
 // Routers: how requests are dealt to instances. Both decide at arrival
@@ -40,6 +41,9 @@ type ServeConfig struct {
 	Warmup, Measure int
 	// Approx is serve's optional approximate pass model.
 	Approx serve.Approx
+	// shared, when set (a capacity search), makes the runs share their
+	// stage passes (shared.go).
+	shared *sharedPasses
 }
 
 // InstanceScheduler is the scheduler of one instance.
@@ -125,12 +129,18 @@ func Serve(ctx context.Context, cfg ServeConfig, reqs []serve.Request) (*Serving
 	if err := cfg.Scheduler.Validate(); err != nil {
 		return nil, err
 	}
-	e, err := e.WithWorkload(dash.WorkloadSpec{Batch: e.parallel.AttentionGroups(), Prompt: cfg.Scheduler.TokenBudget, Output: 1})
+	w := dash.WorkloadSpec{Batch: e.parallel.AttentionGroups(), Prompt: cfg.Scheduler.TokenBudget, Output: 1}
+	e, memos, ok, err := cfg.shared.layout(e, w)
 	if err != nil {
 		return nil, err
 	}
+	if !ok {
+		if e, err = cfg.Experiment.WithWorkload(w); err != nil {
+			return nil, err
+		}
+	}
 	out := &Serving{Name: e.Name(), GPUs: e.parallel.GPUs(), Requests: len(reqs)}
-	all, err := serveInstances(ctx, e, cfg, reqs, out)
+	all, err := serveInstances(ctx, e, memos, cfg, reqs, out)
 	if err != nil {
 		return nil, err
 	}
@@ -140,9 +150,10 @@ func Serve(ctx context.Context, cfg ServeConfig, reqs []serve.Request) (*Serving
 }
 
 // serveInstances deals reqs to e's instances and simulates them in
-// parallel; it returns every request's metrics (ids in reqs) and fills
-// out's instance runs, rejections and stats.
-func serveInstances(ctx context.Context, e Experiment, cfg ServeConfig, reqs []serve.Request, out *Serving) ([]serve.RequestMetrics, error) {
+// parallel (their stage Passers sharing memos, one per stage, unless nil);
+// it returns every request's metrics (ids in reqs) and fills out's
+// instance runs, rejections and stats.
+func serveInstances(ctx context.Context, e Experiment, memos []*sim.PassMemo, cfg ServeConfig, reqs []serve.Request, out *Serving) ([]serve.RequestMetrics, error) {
 	n := e.parallel.Data
 	parts, ids := deal(reqs, n, cfg.Router)
 	runs := make([]*serve.Run, n)
@@ -160,6 +171,9 @@ func serveInstances(ctx context.Context, e Experiment, cfg ServeConfig, reqs []s
 			sem <- struct{}{}
 			defer func() { <-sem }()
 			in, err := NewInstance(e)
+			if err == nil && memos != nil {
+				err = in.shareMemos(memos)
+			}
 			if err != nil {
 				errs[k] = err
 				return
