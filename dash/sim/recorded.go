@@ -3,6 +3,7 @@ package sim
 import (
 	"encoding/binary"
 	"fmt"
+	"math/bits"
 	"slices"
 
 	"github.com/dashlab/dashlab/dash"
@@ -39,10 +40,13 @@ type recorded struct {
 	moeAt []int // MoE ordinal -> decoder layer
 	k, e  int
 	// cur holds each decoder layer's load of the pass being built.
-	cur     []ExpertLoad
-	seen    []uint32 // [ordinal*e + expert]: stamp of the last pass that selected it
-	stamp   uint32
-	touched [][]uint16 // per ordinal: the experts with a row
+	cur []ExpertLoad
+	// sel is the pass's selected experts, a bit set of words words per
+	// MoE ordinal (bit x of word w: expert 64w + x); touched lists one
+	// ordinal's in id order for the cache.
+	sel     []uint64
+	words   int
+	touched []uint16
 	// intern numbers the distinct load patterns (keys of the replay memos);
 	// numbers are never reused, so a dropped map entry cannot alias.
 	intern map[string]int32
@@ -70,12 +74,12 @@ func newRecorded(exp dash.Experiment, layers []dash.LayerWeights) (*recorded, er
 	m := exp.Model()
 	rm := m.RoutingModel()
 	r := &recorded{src: src, moe: make([]int, m.NumLayers), moeAt: rm.MoELayers, k: rm.TopK, e: rm.Experts,
-		cur: make([]ExpertLoad, m.NumLayers), seen: make([]uint32, len(rm.MoELayers)*rm.Experts),
-		touched: make([][]uint16, len(rm.MoELayers)), intern: map[string]int32{}, nextID: 1,
+		cur: make([]ExpertLoad, m.NumLayers), words: (rm.Experts + 63) / 64, intern: map[string]int32{}, nextID: 1,
 		distinct: make([]int64, rm.Experts+1), sharedN: m.FFN.SharedExperts, splits: map[splitLoad]routeSplit{}}
 	for i := range r.moe {
 		r.moe[i] = -1
 	}
+	r.sel = make([]uint64, len(rm.MoELayers)*r.words)
 	var largest unit.Bytes
 	for o, l := range rm.MoELayers {
 		r.moe[l] = o
@@ -158,15 +162,10 @@ func (r *recorded) profile(exp dash.Experiment) ([]int64, error) {
 // route counts the loads of a pass over spans into cur and returns the
 // number identifying them (equal loads, equal number).
 func (r *recorded) route(spans []span, decode bool) (int32, error) {
-	if r.stamp++; r.stamp == 0 { // wrapped: forget every stamp
-		clear(r.seen)
-		r.stamp = 1
-	}
-	for o := range r.touched {
-		r.touched[o] = r.touched[o][:0]
-	}
+	clear(r.sel)
 	tokens := 0
 	bound, _ := r.src.(*trace.Bound)
+	W := r.words
 	for _, s := range spans {
 		if bound != nil && s.tok == 0 && s.n >= firstUseSpan {
 			// a request's prefix (a prompt): its experts from the trace's
@@ -178,10 +177,13 @@ func (r *recorded) route(spans []span, decode bool) (int32, error) {
 			if err != nil {
 				return 0, err
 			}
-			for i, first := range f {
-				if first < uint32(s.n) && r.seen[i] != r.stamp {
-					r.seen[i] = r.stamp
-					r.touched[i/r.e] = append(r.touched[i/r.e], uint16(i%r.e))
+			n := uint32(s.n)
+			for o := range r.moeAt {
+				set := r.sel[o*W : (o+1)*W : (o+1)*W]
+				for x, first := range f[o*r.e : (o+1)*r.e] {
+					if first < n {
+						set[x>>6] |= 1 << (x & 63)
+					}
 				}
 			}
 			tokens += s.n
@@ -193,12 +195,9 @@ func (r *recorded) route(spans []span, decode bool) (int32, error) {
 				return 0, err
 			}
 			for o := range r.moeAt {
-				base := o * r.e
+				set := r.sel[o*W : (o+1)*W : (o+1)*W]
 				for _, x := range ids[o*r.k : (o+1)*r.k] {
-					if r.seen[base+int(x)] != r.stamp {
-						r.seen[base+int(x)] = r.stamp
-						r.touched[o] = append(r.touched[o], x)
-					}
+					set[x>>6] |= 1 << (x & 63)
 				}
 			}
 		}
@@ -207,11 +206,20 @@ func (r *recorded) route(spans []span, decode bool) (int32, error) {
 	r.key = r.key[:0]
 	picks := tokens * r.k
 	for o, l := range r.moeAt {
-		active := len(r.touched[o])
+		set := r.sel[o*W : (o+1)*W]
+		active := 0
+		for _, w := range set {
+			active += bits.OnesCount64(w)
+		}
 		ld := ExpertLoad{Active: active, Rows: picks}
-		if r.cache != nil {
-			slices.Sort(r.touched[o]) // the cache sees a pass's experts in id order
-			ld.Cached, ld.Filled = r.cache.Access(o, r.touched[o], nil)
+		if r.cache != nil { // the cache sees a pass's experts in id order
+			r.touched = r.touched[:0]
+			for wi, w := range set {
+				for ; w != 0; w &= w - 1 {
+					r.touched = append(r.touched, uint16(wi*64+bits.TrailingZeros64(w)))
+				}
+			}
+			ld.Cached, ld.Filled = r.cache.Access(o, r.touched, nil)
 		}
 		r.cur[l] = ld
 		r.key = binary.AppendUvarint(r.key, uint64(active))
