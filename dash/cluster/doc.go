@@ -54,8 +54,10 @@
 //
 //   - Collectives never overlap GPU work (no two-batch overlap), and the
 //     memory system does not prefetch during them.
-//   - The dispatch moves every token-expert pair in BF16 (no per-GPU
-//     deduplication, no FP8 dispatch).
+//   - The dispatch moves every token-expert pair in BF16 unless DispatchSpec
+//     says otherwise (dispatch.dedup: one row per token and GPU, combined
+//     there; dispatch.dtype fp8: FP8 with 1x128 FP32 scales); the distinct
+//     tokens per GPU are the routing distribution's expectation.
 //   - A stage's straggler is the heaviest attention group (by tokens, then
 //     context) with each MoE layer's most loaded GPU; loads are the routing
 //     distribution's expectation, not sampled per step.

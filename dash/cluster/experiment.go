@@ -30,6 +30,7 @@ type Builder struct {
 	parallel  ParallelSpec
 	placement PlacementSpec
 	routing   RoutingSpec
+	dispatch  DispatchSpec
 	workload  dash.WorkloadSpec
 	batchSet  bool
 	perGPU    []func(dash.ExperimentBuilder) dash.ExperimentBuilder
@@ -83,10 +84,13 @@ func (b Builder) Placement(p PlacementSpec) Builder { b.placement = p; return b 
 // Routing sets the routing distribution.
 func (b Builder) Routing(r RoutingSpec) Builder { b.routing = r; return b }
 
-// Layout sets the parallel layout, the expert placement and the routing
-// distribution at once.
+// Dispatch sets how the expert-parallel all-to-alls move tokens.
+func (b Builder) Dispatch(d DispatchSpec) Builder { b.dispatch = d; return b }
+
+// Layout sets the parallel layout, the expert placement, the routing
+// distribution and the dispatch at once.
 func (b Builder) Layout(l Layout) Builder {
-	b.parallel, b.placement, b.routing = l.Parallel, l.Placement, l.Routing
+	b.parallel, b.placement, b.routing, b.dispatch = l.Parallel, l.Placement, l.Routing, l.Dispatch
 	return b
 }
 
@@ -165,6 +169,7 @@ type Experiment struct {
 	parallel  ParallelSpec
 	placement PlacementSpec
 	routing   RoutingSpec
+	dispatch  DispatchSpec
 	workload  dash.WorkloadSpec
 	template  dash.ExperimentBuilder
 	stages    []Stage
@@ -195,9 +200,9 @@ func (e Experiment) Parallel() ParallelSpec { return e.parallel }
 // PlacementSpec is the expert placement.
 func (e Experiment) PlacementSpec() PlacementSpec { return e.placement }
 
-// Layout is the parallel layout, placement and routing.
+// Layout is the parallel layout, placement, routing and dispatch.
 func (e Experiment) Layout() Layout {
-	return Layout{Parallel: e.parallel, Placement: e.placement, Routing: e.routing}
+	return Layout{Parallel: e.parallel, Placement: e.placement, Routing: e.routing, Dispatch: e.dispatch}
 }
 
 // RoutingSpec is the routing distribution.
@@ -257,7 +262,7 @@ func (b Builder) check() (Experiment, dash.WorkloadSpec, error) {
 	errs := slices.Clone(b.errs)
 	if len(b.settings) > 0 && len(errs) == 0 {
 		b.spec.Sources = slices.Clone(b.spec.Sources)
-		lay := Layout{Parallel: b.parallel, Placement: b.placement, Routing: b.routing}
+		lay := Layout{Parallel: b.parallel, Placement: b.placement, Routing: b.routing, Dispatch: b.dispatch}
 		t := dash.KnobTarget{Workload: &b.workload, Parts: []any{&lay}}
 		if b.hasSpec {
 			t.Parts = append(t.Parts, &b.spec)
@@ -265,7 +270,7 @@ func (b Builder) check() (Experiment, dash.WorkloadSpec, error) {
 		if err := dash.ApplySettings(t, b.settings...); err != nil {
 			errs = append(errs, err)
 		}
-		b.parallel, b.placement, b.routing = lay.Parallel, lay.Placement, lay.Routing
+		b.parallel, b.placement, b.routing, b.dispatch = lay.Parallel, lay.Placement, lay.Routing, lay.Dispatch
 		for _, s := range b.settings {
 			b.batchSet = b.batchSet || s.Path == "workload.batch"
 		}
@@ -314,6 +319,9 @@ func (b Builder) check() (Experiment, dash.WorkloadSpec, error) {
 	if err := b.routing.validate(); err != nil {
 		errs = append(errs, err)
 	}
+	if err := b.dispatch.validate(); err != nil {
+		errs = append(errs, err)
+	}
 	if !b.batchSet && p.Tensor >= 1 && p.Expert >= 1 {
 		b.workload.Batch *= p.AttentionGroups()
 	}
@@ -334,7 +342,7 @@ func (b Builder) check() (Experiment, dash.WorkloadSpec, error) {
 		tmpl = f(tmpl)
 	}
 	e := Experiment{spec: b.spec, memory: memory, model: m, parallel: p, placement: b.placement,
-		routing: b.routing, workload: b.workload, template: tmpl}
+		routing: b.routing, dispatch: b.dispatch, workload: b.workload, template: tmpl}
 	w := b.workload
 	w.Batch /= p.AttentionGroups()
 	w.Routing = dash.RoutingSpec{}

@@ -67,6 +67,10 @@ type Stats struct {
 	// DispatchPairs counts the token-expert pairs dispatched to another
 	// GPU; LocalPairs those whose expert was on the token's GPU.
 	DispatchPairs, LocalPairs int64
+	// DispatchRows counts the rows the dispatch sent to other GPUs (and
+	// the combine sent back): the dispatched pairs, or with
+	// DispatchSpec.Dedup the distinct tokens per destination GPU.
+	DispatchRows int64
 }
 
 type stageRun struct {
@@ -119,6 +123,7 @@ type plan struct {
 	ports     []PortStats
 	dispatch  int64
 	local     int64
+	sent      int64
 	tokens    []int
 }
 
@@ -242,6 +247,7 @@ func (in *Instance) Run(rows []sim.Row) (sim.PassResult, error) {
 			in.stats.StagePasses++
 			in.stats.DispatchPairs += pl.dispatch
 			in.stats.LocalPairs += pl.local
+			in.stats.DispatchRows += pl.sent
 			end[s] = stop
 			arrive = stop
 			if s+1 < ns { // activations to the next stage, GPU to GPU
@@ -354,7 +360,7 @@ func (in *Instance) plan(s int, rows []sim.Row) (*plan, error) {
 		lp := sr.st.placement[l]
 		if !ep {
 			if lp != nil { // every GPU reads its slice of the experts the skewed routing selects
-				pl.part.Experts[l] = loadOf(lp, []int{total}, m.FFN.TopK, t, hidden, false).loads[0]
+				pl.part.Experts[l] = loadOf(lp, []int{total}, m.FFN.TopK, t, hidden, false, in.exp.dispatch).loads[0]
 			}
 			if t > 1 { // tensor-parallel experts: partial sums all-reduced
 				pl.phases = append(pl.phases, phase{kind: phAllReduce, at: endAt, sizes: perGroup})
@@ -363,7 +369,7 @@ func (in *Instance) plan(s int, rows []sim.Row) (*plan, error) {
 		}
 		ll, ok := loads[lp]
 		if !ok {
-			ll = loadOf(lp, tokens, m.FFN.TopK, t, hidden, in.exp.routing.kind() == RoutingBalanced)
+			ll = loadOf(lp, tokens, m.FFN.TopK, t, hidden, in.exp.routing.kind() == RoutingBalanced, in.exp.dispatch)
 			loads[lp] = ll
 		}
 		pl.part.Experts[l] = ll.loads[ll.straggler]
@@ -381,6 +387,7 @@ func (in *Instance) plan(s int, rows []sim.Row) (*plan, error) {
 					pl.local += int64(c)
 				} else {
 					pl.dispatch += int64(c)
+					pl.sent += int64(ll.sent[i][j])
 				}
 			}
 		}

@@ -28,6 +28,8 @@ type Layout struct {
 	Placement PlacementSpec `yaml:"placement,omitempty"`
 	// Routing is the distribution of tokens over experts.
 	Routing RoutingSpec `yaml:"routing,omitempty"`
+	// Dispatch is how the expert-parallel all-to-alls move tokens.
+	Dispatch DispatchSpec `yaml:"dispatch,omitempty"`
 }
 
 // DefaultLayout is one GPU, one instance: every degree 1, the contiguous

@@ -94,15 +94,16 @@ func largestRemainder(n int, share []float64) []int {
 type layerLoad struct {
 	loads     []sim.ExpertLoad
 	pairs     [][]int // dispatch pairs i -> j (nil: every GPU holds every token)
+	sent      [][]int // rows sent i -> j: the pairs, or the distinct tokens (DispatchSpec.Dedup)
 	straggler int     // the GPU with the most rows (then the most active experts)
 	// The dispatch and combine all-to-alls' byte matrices.
 	dispatch, combine [][]unit.Bytes
 }
 
 // loadOf computes a layer's loads for a micro-batch whose attention groups
-// hold tokens[g] tokens, with k experts per token, tensor degree t and the
-// routing kind.
-func loadOf(lp *layerPlacement, tokens []int, k, t int, hidden int, balanced bool) *layerLoad {
+// hold tokens[g] tokens, with k experts per token, tensor degree t, the
+// routing kind and the dispatch's format.
+func loadOf(lp *layerPlacement, tokens []int, k, t int, hidden int, balanced bool, d DispatchSpec) *layerLoad {
 	w := len(lp.gpus)
 	share := lp.gpuShare()
 	ll := &layerLoad{loads: make([]sim.ExpertLoad, w)}
@@ -115,7 +116,12 @@ func loadOf(lp *layerPlacement, tokens []int, k, t int, hidden int, balanced boo
 		copy(rows, largestRemainder(total*k, share))
 	} else {
 		ll.pairs = make([][]int, w)
+		ll.sent = make([][]int, w)
 		ll.dispatch = make([][]unit.Bytes, w)
+		var hit []float64
+		if d.Dedup {
+			hit = lp.hitProb(k, balanced)
+		}
 		for i := range w {
 			g, r := i/t, i%t
 			n := tokens[g] / t
@@ -123,17 +129,22 @@ func loadOf(lp *layerPlacement, tokens []int, k, t int, hidden int, balanced boo
 				n++
 			}
 			ll.pairs[i] = largestRemainder(n*k, share)
+			ll.sent[i] = make([]int, w)
 			ll.dispatch[i] = make([]unit.Bytes, w)
 			for j, c := range ll.pairs[i] {
 				rows[j] += c
-				ll.dispatch[i][j] = unit.Bytes(c) * unit.Bytes(hidden) * actBytes
+				ll.sent[i][j] = c
+				if d.Dedup {
+					ll.sent[i][j] = distinctTokens(n, c, k, len(lp.gpus[j]), hit[j])
+				}
+				ll.dispatch[i][j] = unit.Bytes(ll.sent[i][j]) * d.tokenBytes(hidden)
 			}
 		}
 		ll.combine = make([][]unit.Bytes, w)
 		for i := range w {
 			ll.combine[i] = make([]unit.Bytes, w)
-			for j := range w {
-				ll.combine[i][j] = ll.dispatch[j][i]
+			for j := range w { // results back in BF16: one row per row sent
+				ll.combine[i][j] = unit.Bytes(ll.sent[j][i]) * unit.Bytes(hidden) * actBytes
 			}
 		}
 	}

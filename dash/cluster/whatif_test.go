@@ -12,10 +12,11 @@ import (
 )
 
 // Random what-ifs of the cluster (interconnect rates and latencies, layout,
-// skew, placement, memory) hold the physics: every token-expert pair is
-// processed once, a faster port never slows a run, a knob of the table
-// doubled moves the run the way its tag says, and the collectives' time is
-// part of the run's.
+// skew, placement, dispatch format, memory) hold the physics: every
+// token-expert pair is processed once, a faster port never slows a run, a
+// knob of the table doubled moves the run the way its tag says, the
+// collectives' time is part of the run's, and a deduplicated or FP8
+// dispatch sends no more rows and never slows the run.
 func TestRandomWhatIfs(t *testing.T) {
 	r := rand.New(rand.NewPCG(22, 1))
 	layouts := []cluster.ParallelSpec{{Tensor: 1, Expert: 8, Pipeline: 1, Data: 1}, {Tensor: 2, Expert: 8, Pipeline: 1, Data: 1},
@@ -48,10 +49,11 @@ func TestRandomWhatIfs(t *testing.T) {
 		if pl.Policy == cluster.PlaceReplicated && p.Expert > 1 {
 			pl.Slots = 128/p.Expert + 1 + r.IntN(4)
 		}
+		disp := cluster.DispatchSpec{Dedup: r.IntN(2) == 0, DType: []string{"", cluster.DispatchFP8}[r.IntN(2)]}
 		mem := []string{"dash", "relay-only", ""}[r.IntN(3)]
 		batch := p.AttentionGroups() * (1 + r.IntN(8))
 		b := cluster.NewExperiment().Catalogue(reference.Catalogue).Cluster(s).ModelID("qwen3-235b-a22b").Parallel(p).
-			Routing(rt).Placement(pl).Batch(batch).Prompt(128 + r.IntN(900)).Output(2 + r.IntN(6))
+			Routing(rt).Placement(pl).Dispatch(disp).Batch(batch).Prompt(128 + r.IntN(900)).Output(2 + r.IntN(6))
 		if mem != "" {
 			b = b.Memory(mem)
 		}
@@ -65,6 +67,16 @@ func TestRandomWhatIfs(t *testing.T) {
 		pairs := int64(w.Batch*w.Prompt+w.Batch*(w.Output-1)) * int64(e.Model().FFN.TopK) * int64(len(moe))
 		if p.Expert > 1 && res.Stats.DispatchPairs+res.Stats.LocalPairs != pairs {
 			t.Errorf("case %d: %d + %d pairs, want %d", i, res.Stats.DispatchPairs, res.Stats.LocalPairs, pairs)
+		}
+		if res.Stats.DispatchRows > res.Stats.DispatchPairs || !disp.Dedup && res.Stats.DispatchRows != res.Stats.DispatchPairs {
+			t.Errorf("case %d (%+v): %d rows sent for %d pairs dispatched", i, disp, res.Stats.DispatchRows, res.Stats.DispatchPairs)
+		}
+		if disp != (cluster.DispatchSpec{}) { // the plain dispatch moves at least as much and is never faster
+			plain := run(t, build(t, b.Dispatch(cluster.DispatchSpec{})))
+			if plain.E2E < res.E2E || plain.TTFT < res.TTFT || plain.Stats.DispatchRows < res.Stats.DispatchRows || plain.Stats.GPUTime != res.Stats.GPUTime {
+				t.Errorf("case %d (%v, %+v): E2E %v TTFT %v rows %d GPU %v, plain dispatch %v %v %d %v", i, p, disp, res.E2E, res.TTFT,
+					res.Stats.DispatchRows, res.Stats.GPUTime, plain.E2E, plain.TTFT, plain.Stats.DispatchRows, plain.Stats.GPUTime)
+			}
 		}
 		if res.Stats.CommTime < 0 || res.Stats.CommTime > res.E2E*unit.Duration(p.Micro()) || res.CommShare < 0 {
 			t.Errorf("case %d: collectives %v of E2E %v", i, res.Stats.CommTime, res.E2E)

@@ -26,6 +26,7 @@ import (
 //	parallel: {tensor: 1, expert: 8, pipeline: 1, data: 1}
 //	placement: {policy: popularity}
 //	routing: {kind: zipf, zipf_s: 1.0, seed: 1}
+//	dispatch: {dedup: true, dtype: fp8}   # optional: DeepEP-style dispatch
 //	workload: {batch: 64, prompt: 1024, output: 128}
 //	reading: paper             # optional: the HBF reading of t_R (paper or physical)
 //	lookahead: true            # optional: early expert selection where the router allows
@@ -45,6 +46,7 @@ type File struct {
 	Parallel    cluster.ParallelSpec  `yaml:"parallel"`
 	Placement   cluster.PlacementSpec `yaml:"placement,omitempty"`
 	Routing     cluster.RoutingSpec   `yaml:"routing,omitempty"`
+	Dispatch    cluster.DispatchSpec  `yaml:"dispatch,omitempty"`
 	Workload    *dash.WorkloadSpec    `yaml:"workload,omitempty"`
 	Reading     string                `yaml:"reading,omitempty"`
 	Lookahead   bool                  `yaml:"lookahead,omitempty"`
@@ -154,7 +156,7 @@ func (f File) Builder() cluster.Builder {
 	if f.Nodes > 0 {
 		s = s.WithNodes(f.Nodes)
 	}
-	b = b.Cluster(s).Placement(f.Placement).Routing(f.Routing)
+	b = b.Cluster(s).Placement(f.Placement).Routing(f.Routing).Dispatch(f.Dispatch)
 	if f.Memory != "" {
 		b = b.Memory(f.Memory)
 	}

@@ -151,7 +151,7 @@ func knobSectionTitle(sec string) string {
 	case cluster.SpaceHardware:
 		return "Cluster hardware (`nodes`, `gpus_per_node`, `gpu.`, `interconnect.`; the paper column: " + clusters.PaperCluster + ", eight of the paper's H100 PCIe)"
 	case cluster.SpaceLayout:
-		return "Cluster layout (`parallel.`, `placement.`, `routing.`; the paper column: one GPU, the default layout)"
+		return "Cluster layout (`parallel.`, `placement.`, `routing.`, `dispatch.`; the paper column: one GPU, the default layout)"
 	}
 	return "`" + sec + ".`"
 }
