@@ -17,16 +17,21 @@
 // instances side by side (data parallelism). Each GPU holds its shard of
 // the model (heads, widths, experts, layers), planned and placed on its
 // memory system by package dash exactly as one GPU is, so a shard that does
-// not fit is refused with the dash.CapacityError. Every field of Spec and
-// Layout is a knob of dash's one knob table (see Layout): set by path
-// (Builder.Set, With, a cluster file's overrides, --set, sweeps of kind
-// cluster), range-checked, and named in what-if labels (Changes).
+// not fit is refused with the dash.CapacityError. Within a GPU its experts
+// live in HBF (the paper's §V-A) unless the GPU has an HBM expert cache
+// (execution.expert_cache, static in a cluster): then its most popular
+// experts under the routing distribution are pinned in HBM and read from
+// there (cache.go). Every field of Spec and Layout is a knob of dash's one
+// knob table (see Layout): set by path (Builder.Set, With, a cluster file's
+// overrides, --set, sweeps of kind cluster), range-checked, and named in
+// what-if labels (Changes).
 //
 // Every GPU's work is a pass of the event-driven engine (dash/sim, through
 // sim.Passer.RunPart): its shard over the rows of its attention group, its
 // MoE layers processing the rows the dispatch brings to its experts under
 // the routing distribution (RoutingSpec: balanced, or Zipf popularity per
-// layer) and the placement. A stage's GPUs synchronise at every collective,
+// layer; its expectation, or drawn every pass: sample.go) and the
+// placement. A stage's GPUs synchronise at every collective,
 // so a stage pass is its slowest GPU's engine time plus its collectives
 // (see Instance for why one engine pass per stage gives it, and when it is
 // exact). Collectives are built message by message on the interconnect's
@@ -57,14 +62,22 @@
 //   - The dispatch moves every token-expert pair in BF16 unless DispatchSpec
 //     says otherwise (dispatch.dedup: one row per token and GPU, combined
 //     there; dispatch.dtype fp8: FP8 with 1x128 FP32 scales); the distinct
-//     tokens per GPU are the routing distribution's expectation.
+//     tokens per GPU are the routing distribution's expectation (drawn
+//     token by token with sampled loads and at most 8192 pairs a group).
 //   - A stage's straggler is the heaviest attention group (by tokens, then
 //     context) with each MoE layer's most loaded GPU; loads are the routing
-//     distribution's expectation, not sampled per step.
+//     distribution's expectation unless routing.loads is sampled (every
+//     pass draws its tokens' experts from the cluster's own distribution:
+//     no temporal repetition or cross-layer paths, which package routing's
+//     generator has but a cluster row does not carry).
 //   - Instances do not share ports, and a decode pool's collectives are not
 //     on the fabric its incoming KV crosses; a request's attention group is
 //     chosen per iteration (no stickiness), and the KV that arrives at a
 //     decode instance is not programmed into its HBF.
+//   - A GPU's HBM expert cache is static (pinned by the expected
+//     popularity); lru and lfu follow tokens one by one and are refused.
+//     The straggler is still the GPU with the most rows, whatever its
+//     cache holds.
 //   - A shard's router is sized to its local experts; middle pipeline
 //     stages hold a one-row embedding, the last stage an embedding it does
 //     not use.

@@ -186,6 +186,8 @@ type Stage struct {
 	// Placement holds, per local layer, where its experts live (nil for
 	// dense layers and without expert parallelism).
 	placement []*layerPlacement
+	// caches are the GPUs' HBM expert caches (nil: none; see cache.go).
+	caches []*gpuCache
 }
 
 // Spec is the cluster hardware.
@@ -371,7 +373,7 @@ func (e *Experiment) buildStages(w dash.WorkloadSpec) error {
 		// Expert parallelism places the experts over the stage's GPUs; without
 		// it a skewed routing still sets how many experts each layer reads
 		// (every GPU holds every expert, its slice of each).
-		if p.Expert > 1 || e.routing.kind() != RoutingBalanced {
+		if p.Expert > 1 || e.routing.kind() != RoutingBalanced || e.routing.sampled() || gpu.Plan().ExpertCache > 0 {
 			w := max(1, p.Expert)
 			var shared *layerPlacement // balanced routing: every layer alike
 			for l := range per {
@@ -388,6 +390,9 @@ func (e *Experiment) buildStages(w dash.WorkloadSpec) error {
 					shared = &lp
 				}
 			}
+		}
+		if st.caches, err = newStageCaches(st, max(1, p.Expert)); err != nil {
+			return fmt.Errorf("cluster %s, %v, stage %d: %w", e.spec.ID, p, s, err)
 		}
 		e.stages = append(e.stages, st)
 	}

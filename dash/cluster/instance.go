@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 
 	"github.com/dashlab/dashlab/dash/sim"
 	"github.com/dashlab/dashlab/dash/unit"
@@ -43,6 +44,7 @@ type Instance struct {
 	stats   Stats
 	passes  int
 	replays int
+	draws   uint64 // plans drawn with sampled loads
 }
 
 // Stats is what an instance's passes did.
@@ -67,6 +69,16 @@ type Stats struct {
 	// DispatchPairs counts the token-expert pairs dispatched to another
 	// GPU; LocalPairs those whose expert was on the token's GPU.
 	DispatchPairs, LocalPairs int64
+	// StragglerRows sums, over the stage passes' MoE layers, the rows of
+	// the most loaded GPU; MeanRows the mean rows a GPU of the stage
+	// processes. StragglerRows / MeanRows is the expert load's imbalance
+	// (1 under balanced expected loads).
+	StragglerRows int64
+	MeanRows      float64
+	// CachedExperts counts the expert reads the GPUs' HBM expert caches
+	// served (the straggler's per MoE layer of every stage pass; see
+	// cache.go).
+	CachedExperts int64
 	// DispatchRows counts the rows the dispatch sent to other GPUs (and
 	// the combine sent back): the dispatched pairs, or with
 	// DispatchSpec.Dedup the distinct tokens per destination GPU.
@@ -124,6 +136,9 @@ type plan struct {
 	dispatch  int64
 	local     int64
 	sent      int64
+	cached    int64
+	straggle  int64
+	mean      float64
 	tokens    []int
 }
 
@@ -248,6 +263,9 @@ func (in *Instance) Run(rows []sim.Row) (sim.PassResult, error) {
 			in.stats.DispatchPairs += pl.dispatch
 			in.stats.LocalPairs += pl.local
 			in.stats.DispatchRows += pl.sent
+			in.stats.CachedExperts += pl.cached
+			in.stats.StragglerRows += pl.straggle
+			in.stats.MeanRows += pl.mean
 			end[s] = stop
 			arrive = stop
 			if s+1 < ns { // activations to the next stage, GPU to GPU
@@ -309,7 +327,13 @@ func (in *Instance) plan(s int, rows []sim.Row) (*plan, error) {
 		key = binary.AppendUvarint(key, uint64(tokens[g]))
 		key = binary.AppendUvarint(key, uint64(sampled[g]))
 	}
-	if pl, ok := in.plans[string(key)]; ok {
+	draw := in.exp.routing.sampled()
+	var rng *rand.Rand
+	if draw { // every plan draws its own loads
+		in.draws++
+		rng = rand.New(rand.NewPCG(in.exp.routing.Seed^0x5a3b1ed, in.draws))
+	}
+	if pl, ok := in.plans[string(key)]; ok && !draw {
 		// The shape (hence loads and collectives) repeats; the rows may not.
 		c := *pl
 		c.groups = groups
@@ -346,6 +370,15 @@ func (in *Instance) plan(s int, rows []sim.Row) (*plan, error) {
 		pl.phases = append(pl.phases, phase{kind: phAllReduce, at: 0, sizes: perGroup})
 	}
 	loads := map[*layerPlacement]*layerLoad{}
+	balanced := in.exp.routing.kind() == RoutingBalanced
+	ord := -1 // the layer's MoE ordinal in the stage
+	withCache := func(l, g int, ld sim.ExpertLoad) sim.ExpertLoad {
+		if sr.st.caches != nil {
+			ld.Cached = sr.st.caches[g].cached(sr.st.placement[l], ord, g, ld.Active, total, m.FFN.TopK, balanced)
+			pl.cached += int64(ld.Cached)
+		}
+		return ld
+	}
 	for l := range per {
 		mid, endAt := (float64(l)+0.5)/float64(per), float64(l+1)/float64(per)
 		if t > 1 {
@@ -358,9 +391,18 @@ func (in *Instance) plan(s int, rows []sim.Row) (*plan, error) {
 			continue
 		}
 		lp := sr.st.placement[l]
+		ord++
 		if !ep {
-			if lp != nil { // every GPU reads its slice of the experts the skewed routing selects
-				pl.part.Experts[l] = loadOf(lp, []int{total}, m.FFN.TopK, t, hidden, false, in.exp.dispatch).loads[0]
+			if lp != nil { // every GPU reads its slice of the experts the skewed routing selects (or caches)
+				var ll *layerLoad
+				if draw {
+					ll = sampleLoad(lp, []int{total}, m.FFN.TopK, t, hidden, in.exp.dispatch, rng)
+				} else {
+					ll = loadOf(lp, []int{total}, m.FFN.TopK, t, hidden, balanced, in.exp.dispatch)
+				}
+				pl.part.Experts[l] = withCache(l, 0, ll.loads[0])
+				pl.straggle += int64(ll.loads[0].Rows)
+				pl.mean += float64(ll.loads[0].Rows)
 			}
 			if t > 1 { // tensor-parallel experts: partial sums all-reduced
 				pl.phases = append(pl.phases, phase{kind: phAllReduce, at: endAt, sizes: perGroup})
@@ -368,11 +410,20 @@ func (in *Instance) plan(s int, rows []sim.Row) (*plan, error) {
 			continue
 		}
 		ll, ok := loads[lp]
-		if !ok {
-			ll = loadOf(lp, tokens, m.FFN.TopK, t, hidden, in.exp.routing.kind() == RoutingBalanced, in.exp.dispatch)
+		switch {
+		case draw:
+			ll = sampleLoad(lp, tokens, m.FFN.TopK, t, hidden, in.exp.dispatch, rng)
+		case !ok:
+			ll = loadOf(lp, tokens, m.FFN.TopK, t, hidden, balanced, in.exp.dispatch)
 			loads[lp] = ll
 		}
-		pl.part.Experts[l] = ll.loads[ll.straggler]
+		pl.part.Experts[l] = withCache(l, ll.straggler, ll.loads[ll.straggler])
+		pl.straggle += int64(ll.loads[ll.straggler].Rows)
+		all := 0
+		for _, x := range ll.loads {
+			all += x.Rows
+		}
+		pl.mean += float64(all) / float64(len(ll.loads))
 		if ll.pairs == nil { // every GPU holds every token: one all-reduce of the partial outputs
 			for _, x := range ll.loads {
 				pl.local += int64(x.Rows)

@@ -48,8 +48,13 @@ type RoutingSpec struct {
 	Kind string `yaml:"kind,omitempty" knob:"| the routing distribution of the cluster's loads (empty: balanced) | balanced, zipf | the paper's balanced routing (§VI-A); Zipf popularity per layer"`
 	// ZipfS is the exponent s of kind zipf (above 0, at most 100).
 	ZipfS float64 `yaml:"zipf_s,omitempty" knob:"s | Zipf exponent of kind zipf (above 0) | 0..100 | a skew parameter"`
-	// Seed seeds the per-layer permutations.
-	Seed uint64 `yaml:"seed,omitempty" knob:"| seed of the per-layer popularity permutations |  | a parameter"`
+	// Seed seeds the per-layer permutations (and the draws of sampled
+	// loads).
+	Seed uint64 `yaml:"seed,omitempty" knob:"| seed of the per-layer popularity permutations (and of sampled loads) |  | a parameter"`
+	// Loads is expected (default: every pass's loads are the
+	// distribution's expectation) or sampled (every pass draws each
+	// token's experts; see sample.go).
+	Loads string `yaml:"loads,omitempty" knob:"| expert loads of a pass: the distribution's expectation or drawn token by token (empty: expected) | expected, sampled | EPLB's reason for redundant experts (DeepSeek 2025)"`
 }
 
 // Routing kinds.

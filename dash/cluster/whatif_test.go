@@ -12,11 +12,12 @@ import (
 )
 
 // Random what-ifs of the cluster (interconnect rates and latencies, layout,
-// skew, placement, dispatch format, memory) hold the physics: every
+// skew, expected or sampled loads, placement, dispatch format, memory) hold the physics: every
 // token-expert pair is processed once, a faster port never slows a run, a
 // knob of the table doubled moves the run the way its tag says, the
-// collectives' time is part of the run's, and a deduplicated or FP8
-// dispatch sends no more rows and never slows the run.
+// collectives' time is part of the run's, a deduplicated or FP8 dispatch
+// sends no more rows and never slows the run, and an HBM expert cache on
+// every GPU moves expert reads from HBF to HBM byte for byte.
 func TestRandomWhatIfs(t *testing.T) {
 	r := rand.New(rand.NewPCG(22, 1))
 	layouts := []cluster.ParallelSpec{{Tensor: 1, Expert: 8, Pipeline: 1, Data: 1}, {Tensor: 2, Expert: 8, Pipeline: 1, Data: 1},
@@ -45,6 +46,9 @@ func TestRandomWhatIfs(t *testing.T) {
 		if r.IntN(2) == 0 {
 			rt = cluster.RoutingSpec{Kind: cluster.RoutingZipf, ZipfS: 0.2 + 1.5*r.Float64(), Seed: r.Uint64()}
 		}
+		if r.IntN(4) == 0 {
+			rt.Loads = cluster.LoadsSampled
+		}
 		pl := cluster.PlacementSpec{Policy: policies[r.IntN(len(policies))]}
 		if pl.Policy == cluster.PlaceReplicated && p.Expert > 1 {
 			pl.Slots = 128/p.Expert + 1 + r.IntN(4)
@@ -70,6 +74,15 @@ func TestRandomWhatIfs(t *testing.T) {
 		}
 		if res.Stats.DispatchRows > res.Stats.DispatchPairs || !disp.Dedup && res.Stats.DispatchRows != res.Stats.DispatchPairs {
 			t.Errorf("case %d (%+v): %d rows sent for %d pairs dispatched", i, disp, res.Stats.DispatchRows, res.Stats.DispatchPairs)
+		}
+		if mem != "" && r.IntN(2) == 0 { // an HBM expert cache on every GPU moves expert reads from HBF to HBM, byte for byte
+			c := run(t, build(t, b.Set("execution.expert_cache.budget", unit.Bytes(1+r.IntN(8))*unit.GB).Set("execution.expert_cache.policy", "static")))
+			all := func(x cluster.Result) unit.Bytes { return x.Stats.HBMRead + x.Stats.DirectRead + x.Stats.RelayRead }
+			if c.Stats.CachedExperts <= 0 || all(c) != all(res) || c.Stats.DirectRead+c.Stats.RelayRead >= res.Stats.DirectRead+res.Stats.RelayRead ||
+				c.Stats.DispatchPairs != res.Stats.DispatchPairs {
+				t.Errorf("case %d (%v, %s): cache served %d, read %v (HBM %v), pairs %d; without %v (HBM %v), pairs %d", i, p, mem,
+					c.Stats.CachedExperts, all(c), c.Stats.HBMRead, c.Stats.DispatchPairs, all(res), res.Stats.HBMRead, res.Stats.DispatchPairs)
+			}
 		}
 		if disp != (cluster.DispatchSpec{}) { // the plain dispatch moves at least as much and is never faster
 			plain := run(t, build(t, b.Dispatch(cluster.DispatchSpec{})))

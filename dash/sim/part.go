@@ -18,7 +18,8 @@ type ExpertLoad struct {
 	Rows int
 	// Cached of the Active experts are held by the HBM expert cache (read
 	// from HBM) and Filled misses are written into it: recorded routing
-	// sets them; a Part leaves them 0.
+	// sets them, and a Part may (a cluster GPU's expert cache); both 0
+	// read every active expert from HBF.
 	Cached, Filled int
 }
 
@@ -70,6 +71,10 @@ func (p *Passer) RunPart(rows []Row, part Part) (PassResult, error) {
 				return PassResult{}, fmt.Errorf("sim: layer %d expert load: %d active experts, the model's shard holds %d", i, l.Active, e)
 			case l.Active > l.Rows || (l.Rows > 0 && l.Active == 0):
 				return PassResult{}, fmt.Errorf("sim: layer %d expert load %+v: every active expert needs a row and every row an expert", i, l)
+			case l.Cached < 0 || l.Filled < 0 || l.Cached+l.Filled > l.Active:
+				return PassResult{}, fmt.Errorf("sim: layer %d expert load %+v: cached and filled experts must be active experts", i, l)
+			case l.Cached+l.Filled > 0 && p.pb.plan.ExpertCache <= 0:
+				return PassResult{}, fmt.Errorf("sim: layer %d expert load %+v: the experiment has no HBM expert cache (execution.expert_cache.budget)", i, l)
 			}
 		}
 	}
@@ -97,6 +102,8 @@ func (pt *Part) appendKey(dst []byte) []byte {
 	for _, l := range pt.Experts {
 		dst = binary.AppendUvarint(dst, uint64(l.Active))
 		dst = binary.AppendUvarint(dst, uint64(l.Rows))
+		dst = binary.AppendUvarint(dst, uint64(l.Cached))
+		dst = binary.AppendUvarint(dst, uint64(l.Filled))
 	}
 	return dst
 }

@@ -1,6 +1,12 @@
 package sim
 
-import "testing"
+import (
+	"strings"
+	"testing"
+
+	"github.com/dashlab/dashlab/dash"
+	"github.com/dashlab/dashlab/dash/unit"
+)
 
 // The zero Part is the whole pass, and a Part whose expert loads are the
 // balanced routing model's own is the same pass: durations and traffic
@@ -103,5 +109,50 @@ func TestPartRefusesBadLoads(t *testing.T) {
 		if _, err := p.RunPart(rows, Part{Experts: loads}); err == nil {
 			t.Errorf("loads %v: accepted", loads[min(3, len(loads)-1)])
 		}
+	}
+}
+
+// A Part's cached experts (a cluster GPU's HBM expert cache) move their
+// bytes from HBF to HBM, exactly: the pass reads the same bytes in all and
+// less from HBF (whether it is shorter depends on HBM's rate against
+// HBF's: on the paper's DASH it is not); a part that says cached without a
+// cache is refused.
+func TestPartCachedExperts(t *testing.T) {
+	withCache := func(b dash.ExperimentBuilder) dash.ExperimentBuilder {
+		return b.Execution(dash.ExecutionSpec{ExpertCache: dash.ExpertCacheSpec{Budget: 4 * unit.GB, Policy: "static"}})
+	}
+	exp := build(t, "qwen3-235b-a22b", "dash", 1, 512, 2, withCache)
+	m := exp.Model()
+	rows := []Row{{Tokens: 1, Cached: 1100, Prompt: 1024}, {Tokens: 1, Cached: 1100, Prompt: 1024}}
+	at := func(e dash.Experiment, cached int) (PassResult, error) {
+		loads := make([]ExpertLoad, m.NumLayers)
+		for i := range loads {
+			loads[i] = ExpertLoad{Active: 16, Rows: 16, Cached: cached}
+		}
+		p, err := NewPasser(e, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return p.RunPart(rows, Part{Experts: loads})
+	}
+	var prev PassResult
+	for c := 0; c <= 16; c += 4 {
+		got, err := at(exp, c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c > 0 {
+			hbf, phbf := got.DirectRead+got.RelayRead, prev.DirectRead+prev.RelayRead
+			if got.HBMRead+hbf != prev.HBMRead+phbf || !(hbf < phbf) {
+				t.Errorf("cached %d: HBM %v HBF %v in %v; cached %d: HBM %v HBF %v in %v", c, got.HBMRead, hbf, got.Duration, c-4, prev.HBMRead, phbf, prev.Duration)
+			}
+		}
+		prev = got
+	}
+	if _, err := at(build(t, "qwen3-235b-a22b", "dash", 1, 512, 2), 4); err == nil || !strings.Contains(err.Error(), "expert_cache") {
+		t.Errorf("cached experts without a cache: %v", err)
+	}
+	if _, err := at(exp, 17); err == nil {
+		t.Error("17 cached of 16 active experts: accepted")
 	}
 }

@@ -535,7 +535,10 @@ func (b *programBuilder) expertBlock(i int, lw dash.LayerWeights, tokens, step i
 	f := m.FFN
 	active, rows := b.selectExperts(i, tokens, step)
 	block := opSpec{class: ClassExperts, layer: i, routedN: active, expertSize: lw.RoutedExpert}
-	if b.rec != nil && (b.part == nil || b.part.Experts == nil) {
+	if b.part != nil && b.part.Experts != nil { // a GPU's part: its expert cache's hits as the part says
+		ld := b.part.Experts[i]
+		block.cachedN, block.cacheFill = ld.Cached, unit.Bytes(ld.Filled)*lw.RoutedExpert
+	} else if b.rec != nil {
 		ld := b.rec.cur[i]
 		block.cachedN, block.cacheFill = ld.Cached, unit.Bytes(ld.Filled)*lw.RoutedExpert
 	}
