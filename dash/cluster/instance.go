@@ -50,39 +50,46 @@ type Instance struct {
 // Stats is what an instance's passes did.
 type Stats struct {
 	// Passes counts the passes; StagePasses the stage x micro-batch passes.
-	Passes, StagePasses int
+	Passes      int `json:"passes"`
+	StagePasses int `json:"stage_passes"`
 	// GPUTime is the stage passes' engine time (of the straggler GPU);
 	// CommTime the collectives' time on the stages' critical paths;
 	// PipelineTime the pipeline transfers' and bubbles' share (pass time
 	// less the last stage's work).
-	GPUTime, CommTime unit.Duration
+	GPUTime  unit.Duration `json:"gpu_time_ns"`
+	CommTime unit.Duration `json:"comm_time_ns"`
 	// Ports is the fabric's traffic by port kind.
-	Ports []PortStats
+	Ports []PortStats `json:"ports"`
 	// Collectives counts the collective phases run (one per layer and
 	// kind: the tensor-parallel groups' all-reduces together, one
 	// all-to-all); Simulated those simulated message by message (the
 	// others reused an identical one measured on an idle fabric).
-	Collectives, Simulated int
+	Collectives int `json:"collectives"`
+	Simulated   int `json:"collectives_simulated"`
 	// Memory traffic of every GPU of the instance (the straggler's per
 	// stage pass, times the stage's GPUs: an upper bound under skew).
-	HBMRead, DirectRead, RelayRead, Written unit.Bytes
+	HBMRead    unit.Bytes `json:"hbm_read_bytes"`
+	DirectRead unit.Bytes `json:"direct_read_bytes"`
+	RelayRead  unit.Bytes `json:"relay_read_bytes"`
+	Written    unit.Bytes `json:"written_bytes"`
 	// DispatchPairs counts the token-expert pairs dispatched to another
 	// GPU; LocalPairs those whose expert was on the token's GPU.
-	DispatchPairs, LocalPairs int64
+	DispatchPairs int64 `json:"dispatch_pairs"`
+	LocalPairs    int64 `json:"local_pairs"`
 	// StragglerRows sums, over the stage passes' MoE layers, the rows of
 	// the most loaded GPU; MeanRows the mean rows a GPU of the stage
 	// processes. StragglerRows / MeanRows is the expert load's imbalance
 	// (1 under balanced expected loads).
-	StragglerRows int64
-	MeanRows      float64
+	StragglerRows int64   `json:"straggler_rows"`
+	MeanRows      float64 `json:"mean_rows"`
 	// CachedExperts counts the expert reads the GPUs' HBM expert caches
 	// served (the straggler's per MoE layer of every stage pass; see
 	// cache.go).
-	CachedExperts int64
+	CachedExperts int64 `json:"cached_experts"`
 	// DispatchRows counts the rows the dispatch sent to other GPUs (and
 	// the combine sent back): the dispatched pairs, or with
 	// DispatchSpec.Dedup the distinct tokens per destination GPU.
-	DispatchRows int64
+	DispatchRows int64 `json:"dispatch_rows"`
 }
 
 type stageRun struct {

@@ -275,8 +275,15 @@ func runClusterRun(args []string, stdout, stderr io.Writer) error {
 	for _, p := range r.Stats.Ports {
 		fmt.Fprintf(stdout, " %s %v (busy %v);", p.Kind, p.Bytes, p.Busy)
 	}
-	fmt.Fprintf(stdout, "\n%d collective phases, %d simulated message by message; %d token-expert pairs dispatched, %d local; simulated in %v\n",
-		r.Stats.Collectives, r.Stats.Simulated, r.Stats.DispatchPairs, r.Stats.LocalPairs, time.Since(start).Round(time.Millisecond))
+	fmt.Fprintf(stdout, "\n%d collective phases, %d simulated message by message; %d token-expert pairs dispatched (%d rows sent), %d local; simulated in %v\n",
+		r.Stats.Collectives, r.Stats.Simulated, r.Stats.DispatchPairs, r.Stats.DispatchRows, r.Stats.LocalPairs, time.Since(start).Round(time.Millisecond))
+	if r.Stats.MeanRows > 0 {
+		fmt.Fprintf(stdout, "expert load imbalance (the most loaded GPU's rows over the mean) %.3f", float64(r.Stats.StragglerRows)/r.Stats.MeanRows)
+		if r.Stats.CachedExperts > 0 {
+			fmt.Fprintf(stdout, "; %d expert reads from the GPUs' HBM expert caches", r.Stats.CachedExperts)
+		}
+		fmt.Fprintln(stdout)
+	}
 	return nil
 }
 
