@@ -174,8 +174,8 @@ func TestKnobErrors(t *testing.T) {
 	}{
 		{"hbf.t_read=3", `hbf.t_read = "3": "3": a duration needs a unit`},
 		{"hbf.t_read=3 GB", `unknown duration unit "GB"`},
-		{"hbf.reading=sideways", `reading "sideways": want paper or physical`},
-		{"hbf.reading=custom", `want paper or physical`},
+		{"hbf.reading=sideways", `reading "sideways": want paper, physical or serial`},
+		{"hbf.reading=custom", `want paper, physical or serial`},
 		{"hbf.read_waves_in_flight=some", "want a number of page waves or unbounded"},
 		{"topology.pairs=2.5", "topology.pairs"},
 		{"hbf.dies=", "want PATH=VALUE"},

@@ -183,7 +183,7 @@ var knobTypes = map[reflect.Type]struct{ unit, want string }{
 	reflect.TypeFor[unit.BytesPerSecond](): {"B/s", "a unit.BytesPerSecond (1.6 * unit.TBps, or text \"1.6 TB/s\")"},
 	reflect.TypeFor[unit.JoulesPerBit]():   {"J/bit", "a unit.JoulesPerBit (or text \"0.5 pJ/bit\")"},
 	reflect.TypeFor[unit.Watts]():          {"W", "a unit.Watts (unit.Watts(700), or text \"700 W\")"},
-	reflect.TypeFor[Reading]():             {"reading", "a dash.Reading (dash.ReadingPaper, dash.ReadingPhysical, or text \"paper\")"},
+	reflect.TypeFor[Reading]():             {"reading", "a dash.Reading (dash.ReadingPaper, dash.ReadingPhysical, dash.ReadingSerial, or text \"paper\")"},
 	reflect.TypeFor[WaveDepth]():           {"waves", "a dash.WaveDepth (1, or dash.ReadWavesUnbounded, or text \"unbounded\")"},
 }
 

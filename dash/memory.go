@@ -75,6 +75,26 @@ type HBFSpec struct {
 	TRead unit.Duration `yaml:"t_read" knob:"t_R | page read (sensing) latency | 10ns..10s | §VI-A; swept 1-32 µs in §VI-F | slower"`
 	// TProg is the page program latency t_PROG (100 µs nominal). Range 1 ns..10 s.
 	TProg unit.Duration `yaml:"t_prog" knob:"t_PROG | page program latency | 1ns..10s | §VI-A; swept in §VI-F"`
+	// ProgramScope is what a page program occupies while it runs (see
+	// [ProgramScope]): the whole stack (reads wait for it) or only the
+	// planes it writes (reads of the other planes proceed). Empty is the
+	// stack, the engine's model before there was a choice; the paper's
+	// systems state planes (§IV-B: "the scheduler issues a request only
+	// when the target die or plane ... [is] available").
+	ProgramScope ProgramScope `yaml:"program_scope,omitempty" json:",omitempty" knob:"program scope | what a page program occupies: stack (every plane; reads wait) or planes (the planes it writes; reads of the others proceed) | stack, planes | ONFI 2.3a multi-plane program; Hynix H27U4G8F2D datasheet (ONFI MULTIPLANE PROGRAM 80h-11h/80h-10h); §IV-B, §VI-A"`
+	// ProgramSuspend lets a read that arrives while a program runs suspend
+	// it (TSuspend later the array is free for reads) and the program resume
+	// once no read waits (TResume, then the rest of its t_PROG). It needs
+	// ProgramScope stack (a planes program leaves its other planes free
+	// already). The paper does not mention it; NAND parts offer it.
+	ProgramSuspend bool `yaml:"program_suspend,omitempty" json:",omitempty" knob:"program suspend | a read arriving during a program suspends it; the program resumes when no read waits | | flash program suspend (a Spansion parallel-NOR datasheet: halts within 15 µs max, 5 µs typical; US 12,087,366: 3D NAND program suspended for a read)"`
+	// TSuspend is the latency from a read's arrival to the program's
+	// suspension (the array keeps programming meanwhile). Used with
+	// ProgramSuspend. Range 0..1 ms.
+	TSuspend unit.Duration `yaml:"t_suspend,omitempty" json:",omitempty" knob:"t_SUS | program suspend latency: a read's arrival to the array free for it | 0ns..1ms | a Spansion parallel-NOR datasheet: 15 µs max (5 µs typical); Microchip SST26 write suspend t_SUS 22 µs | slower"`
+	// TResume is the time a resumed program takes to restart, added to its
+	// remaining t_PROG. Used with ProgramSuspend. Range 0..1 ms.
+	TResume unit.Duration `yaml:"t_resume,omitempty" json:",omitempty" knob:"t_RES | program resume latency, added to the program's remaining time | 0ns..1ms | assumed: the typical suspend latency (5 µs); the datasheets give none (a program continues where it left off) | slower"`
 	// TECC is the base-die ECC decode latency t_ECC: each segment the TSV
 	// moves into the HBF SRAM is decoded there before it may leave (a
 	// pipelined decoder: it delays every segment by TECC, holding its SRAM
@@ -115,11 +135,55 @@ type HBFSpec struct {
 	// Range 1..1024, or unbounded (written so in YAML); 0 is not a depth and
 	// is refused, so that a part that leaves it out reads as no reading.
 	ReadWavesInFlight WaveDepth `yaml:"read_waves_in_flight" knob:"read waves in flight | page waves a stack may sense at once (see hbf.reading) | 1..1024 or unbounded | §VI-A (1), §VI-E (unbounded)"`
+	// SerialRead is the serial reading of t_R (see [ReadingSerial]): each
+	// transfer chunk's t_R is paid before its transfer, on the link it leaves
+	// the stack by, which it holds for t_R plus the transfer, so that sensing
+	// never overlaps draining on a route; the NAND array then adds no time of
+	// its own (ReadWavesInFlight does not matter). It is what a simulator
+	// that adds t_R to every request would compute: one route of the paper's
+	// part carries 4 MiB / (3 µs + 2.62 µs) = 0.746 TB/s. The paper's text
+	// says the opposite (§IV-A: NAND sensing is "overlapped through double
+	// buffering"), so it is a hypothesis about the paper's simulator, not
+	// about the hardware. false (the default) overlaps them.
+	SerialRead bool `yaml:"serial_read,omitempty" json:",omitempty" knob:"serial t_R | each transfer chunk pays t_R before its transfer, on the link it leaves the stack by (the serial reading, see hbf.reading) | | a per-request simulator's reading of §II-B; §IV-A says t_R is overlapped | slower"`
 	// TSVBandwidth is the rate of the shared through-silicon-via bus that
 	// fills the base-die SRAM from the core dies. Range 1 GB/s..1 PB/s.
 	TSVBandwidth unit.BytesPerSecond `yaml:"tsv_bandwidth" knob:"TSV | shared TSV bus rate, core dies to base-die SRAM | 1 GB/s..1000 TB/s | assumed: 2 x the link (§VI-E) | faster"`
 	// SRAM is the base-die transfer SRAM (2 x 8 MiB + ECC = 18 MiB physical).
 	SRAM SRAMSpec `yaml:"sram"`
+}
+
+// ProgramScope is what a NAND page program occupies while it runs.
+type ProgramScope string
+
+const (
+	// ProgramStack: a program occupies every plane of the stack, however
+	// few pages it writes; reads wait for it (the zero ProgramScope).
+	ProgramStack ProgramScope = "stack"
+	// ProgramPlanes: a multi-plane program occupies the planes it writes
+	// (its pages of the stack's page wave); reads of the other planes
+	// proceed, in waves of the pages left. A full page wave still occupies
+	// every plane.
+	ProgramPlanes ProgramScope = "planes"
+)
+
+// Planes reports whether a program holds only the planes it writes.
+func (p ProgramScope) Planes() bool { return p == ProgramPlanes }
+
+// ProgramModels are the named NAND program models: what a program occupies
+// and whether reads may suspend it.
+func ProgramModels() []string { return []string{"stack", "planes", "suspend"} }
+
+// ProgramModel names the part's program model: "suspend" with
+// ProgramSuspend, else its scope ("stack" or "planes").
+func (h HBFSpec) ProgramModel() string {
+	switch {
+	case h.ProgramSuspend:
+		return "suspend"
+	case h.ProgramScope.Planes():
+		return "planes"
+	}
+	return "stack"
 }
 
 // DefaultPagesPerBlock is the erase-block size in pages when none is set:
@@ -189,7 +253,7 @@ func (w WaveDepth) MarshalYAML() (any, error) {
 // wave). It is +Inf for an unbounded read pipeline (the array never binds;
 // see [HBFSpec.ArrayBounded]).
 func (h HBFSpec) ArrayReadBandwidth() unit.BytesPerSecond {
-	if !h.ArrayBounded() {
+	if !h.ArrayBounded() || h.SerialRead {
 		return unit.BytesPerSecond(math.Inf(1))
 	}
 	period := h.TRead
@@ -203,10 +267,43 @@ func (h HBFSpec) ArrayReadBandwidth() unit.BytesPerSecond {
 // that the NAND array's rate can bind (false under the paper reading).
 func (h HBFSpec) ArrayBounded() bool { return h.ReadWavesInFlight != ReadWavesUnbounded }
 
+// SenseTime is the time the NAND array takes to sense a page wave: t_R, or
+// nothing under the serial reading, which charges t_R on the link instead
+// (see [HBFSpec.ReadLead]).
+func (h HBFSpec) SenseTime() unit.Duration {
+	if h.SerialRead {
+		return 0
+	}
+	return h.TRead
+}
+
+// ReadLead is the time a read chunk holds the link it leaves the stack by
+// before its transfer: t_R under the serial reading, else nothing.
+func (h HBFSpec) ReadLead() unit.Duration {
+	if h.SerialRead {
+		return h.TRead
+	}
+	return 0
+}
+
+// ChunkReadRate is the rate at which one route out of the stack carries
+// chunks of b bytes over a link of rate r: r, or under the serial reading
+// b / (t_R + b/r).
+func (h HBFSpec) ChunkReadRate(b unit.Bytes, r unit.BytesPerSecond) unit.BytesPerSecond {
+	if !h.SerialRead || b <= 0 || r <= 0 {
+		return r
+	}
+	return unit.BytesPerSecond(float64(b) / (h.TRead.Seconds() + float64(b)/float64(r)))
+}
+
 // Reading names the reading of t_R this part corresponds to:
-// [ReadingPaper] for an unbounded read pipeline, [ReadingPhysical] for one
-// wave in flight, and ReadingCustom for any other depth.
+// [ReadingSerial] when SerialRead is set, else [ReadingPaper] for an
+// unbounded read pipeline, [ReadingPhysical] for one wave in flight, and
+// ReadingCustom for any other depth.
 func (h HBFSpec) Reading() Reading {
+	if h.SerialRead {
+		return ReadingSerial
+	}
 	switch h.ReadWavesInFlight {
 	case ReadWavesUnbounded:
 		return ReadingPaper
@@ -220,6 +317,9 @@ func (h HBFSpec) Reading() Reading {
 // (see limits.go) as a *RangeError.
 func (h HBFSpec) Validate() error {
 	errs := h.limits()
+	if h.ProgramSuspend && h.ProgramScope.Planes() {
+		errs = append(errs, fmt.Errorf("hbf.program_suspend = true: needs hbf.program_scope stack (a planes program leaves the other planes to reads already)"))
+	}
 	if len(errs) == 0 && h.SRAM.RegionSize < h.PageWave() {
 		errs = append(errs, fmt.Errorf("hbf.sram.region_size = %v: smaller than one page wave (%v = dies x planes x subarrays x page)",
 			h.SRAM.RegionSize, h.PageWave()))

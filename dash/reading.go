@@ -10,10 +10,12 @@ import (
 
 // Reading is a reading of the paper's HBF read latency t_R. The paper
 // contradicts itself on whether t_R also caps the NAND array's throughput
-// (see [HBFSpec.ReadWavesInFlight] for the quotes); the two readings differ
-// in that one parameter only, so that an experiment names which one it
-// uses and nothing else moves between them. The knob hbf.reading sets it by
-// name wherever knobs are set.
+// (see [HBFSpec.ReadWavesInFlight] for the quotes), and its numbers fit a
+// third reading its text denies, t_R paid serially before each transfer
+// chunk (see [HBFSpec.SerialRead]); the readings differ in those two
+// parameters only, so that an experiment names which one it uses and
+// nothing else moves between them. None has a free parameter. The knob
+// hbf.reading sets it by name wherever knobs are set.
 //
 // The zero Reading, ReadingSystem, is no reading: the system keeps its own
 // hbf.read_waves_in_flight (every shipped system states 1, the physical
@@ -36,15 +38,23 @@ const (
 	// ReadingCustom is any other read-pipeline depth (for exploring parts;
 	// not used by the reproduction).
 	ReadingCustom
+	// ReadingSerial pays each transfer chunk's t_R before its transfer, on
+	// the link it leaves the stack by, with no overlap between sensing and
+	// draining (HBFSpec.SerialRead; the read pipeline unbounded, as it then
+	// adds nothing): what a simulator that adds t_R to every request
+	// computes, 4 MiB / (3 µs + 2.62 µs) = 0.746 TB/s a route. The paper's
+	// text says t_R is overlapped (§II-B, §IV-A), so it is a hypothesis
+	// about the paper's simulator, not about its hardware.
+	ReadingSerial
 )
 
-// Readings lists the two named readings, the paper's first.
-func Readings() []Reading { return []Reading{ReadingPaper, ReadingPhysical} }
+// Readings lists the named readings, the paper's first.
+func Readings() []Reading { return []Reading{ReadingPaper, ReadingPhysical, ReadingSerial} }
 
-var readingNames = [...]string{ReadingSystem: "system", ReadingPhysical: "physical", ReadingPaper: "paper", ReadingCustom: "custom"}
+var readingNames = [...]string{ReadingSystem: "system", ReadingPhysical: "physical", ReadingPaper: "paper", ReadingCustom: "custom", ReadingSerial: "serial"}
 
-// String is the reading's name: "paper", "physical", "custom", or "system"
-// for the zero Reading.
+// String is the reading's name: "paper", "physical", "serial", "custom", or
+// "system" for the zero Reading.
 func (r Reading) String() string {
 	if int(r) < len(readingNames) {
 		return readingNames[r]
@@ -56,7 +66,7 @@ func (r Reading) String() string {
 // ([HBFSpec.ReadWavesInFlight]); ok is false for the others.
 func (r Reading) ReadWaves() (waves WaveDepth, ok bool) {
 	switch r {
-	case ReadingPaper:
+	case ReadingPaper, ReadingSerial:
 		return ReadWavesUnbounded, true
 	case ReadingPhysical:
 		return 1, true
@@ -64,18 +74,20 @@ func (r Reading) ReadWaves() (waves WaveDepth, ok bool) {
 	return 0, false
 }
 
-// ParseReading parses "paper" or "physical".
+// ParseReading parses "paper", "physical" or "serial".
 func ParseReading(s string) (Reading, error) {
 	switch strings.ToLower(strings.TrimSpace(s)) {
 	case "paper":
 		return ReadingPaper, nil
 	case "physical":
 		return ReadingPhysical, nil
+	case "serial":
+		return ReadingSerial, nil
 	}
-	return 0, fmt.Errorf("reading %q: want paper or physical", s)
+	return 0, fmt.Errorf("reading %q: want paper, physical or serial", s)
 }
 
-// UnmarshalYAML reads "paper" or "physical".
+// UnmarshalYAML reads "paper", "physical" or "serial".
 func (r *Reading) UnmarshalYAML(n *yaml.Node) error {
 	v, err := ParseReading(n.Value)
 	if err != nil {
@@ -89,8 +101,9 @@ func (r *Reading) UnmarshalYAML(n *yaml.Node) error {
 func (r Reading) MarshalYAML() (any, error) { return r.String(), nil }
 
 // Reading applies a named reading of t_R to the system's HBF part (sets
-// HBFSpec.ReadWavesInFlight); it is per experiment, so experiments under
-// both readings can run side by side. ReadingSystem changes nothing.
+// HBFSpec.ReadWavesInFlight and HBFSpec.SerialRead); it is per experiment,
+// so experiments under every reading can run side by side. ReadingSystem
+// changes nothing.
 func (b ExperimentBuilder) Reading(r Reading) ExperimentBuilder {
 	if r == ReadingSystem {
 		return b
@@ -108,20 +121,21 @@ func (b ExperimentBuilder) ReadWaves(n WaveDepth) ExperimentBuilder {
 // readingKnob is hbf.reading, a view of hbf.read_waves_in_flight by name.
 var readingKnob = Knob{
 	Path: "hbf.reading", Symbol: "reading", Cite: "§VI-A, §VI-E (see hbf.read_waves_in_flight)",
-	Doc:    "the reading of t_R: paper (read pipeline unbounded) or physical (one wave per t_R)",
+	Doc:    "the reading of t_R: paper (read pipeline unbounded), physical (one wave per t_R) or serial (t_R before each chunk's transfer, never overlapped)",
 	typ:    reflect.TypeFor[Reading](),
-	rng:    knobRange{choices: []string{"paper", "physical"}},
+	rng:    knobRange{choices: []string{"paper", "physical", "serial"}},
 	domain: domainSystem,
 	view: &knobView{
 		get: func(t KnobTarget) reflect.Value { return reflect.ValueOf(t.System.HBF.Reading()) },
 		set: func(t KnobTarget, v reflect.Value) {
-			if w, ok := v.Interface().(Reading).ReadWaves(); ok {
-				t.System.HBF.ReadWavesInFlight = w
+			r := v.Interface().(Reading)
+			if w, ok := r.ReadWaves(); ok {
+				t.System.HBF.ReadWavesInFlight, t.System.HBF.SerialRead = w, r == ReadingSerial
 			}
 		},
 		valid: func(v reflect.Value) error {
 			if _, ok := v.Interface().(Reading).ReadWaves(); !ok {
-				return fmt.Errorf("not a named reading (paper or physical; set hbf.read_waves_in_flight for other depths)")
+				return fmt.Errorf("not a named reading (paper, physical or serial; set hbf.read_waves_in_flight for other depths)")
 			}
 			return nil
 		},

@@ -7,12 +7,14 @@ import (
 	"testing"
 
 	"github.com/dashlab/dashlab/dash"
+	"github.com/dashlab/dashlab/dash/unit"
 	"github.com/dashlab/dashlab/reference"
 )
 
-// Run the same experiment under both readings of the HBF read latency:
-// the physical reading (the stated part, one page wave per t_R) and the
-// paper reading (t_R a pure readiness latency).
+// Run the same experiment under the three readings of the HBF read
+// latency: the paper reading (t_R a pure readiness latency), the physical
+// reading (the stated part, one page wave per t_R) and the serial reading
+// (t_R paid before each transfer chunk, on its route's first link).
 func ExampleExperimentBuilder_Reading() {
 	base := reference.Experiment("qwen3-235b-a22b", "dash")
 	for _, r := range dash.Readings() {
@@ -26,11 +28,13 @@ func ExampleExperimentBuilder_Reading() {
 		if h.ArrayBounded() {
 			array = h.ArrayReadBandwidth().String()
 		}
-		fmt.Printf("%s: read_waves_in_flight %v, array %s per stack\n", h.Reading(), h.ReadWavesInFlight, array)
+		fmt.Printf("%s: read_waves_in_flight %v, array %s per stack, a route %v\n", h.Reading(), h.ReadWavesInFlight, array,
+			h.ChunkReadRate(4*unit.MiB, exp.System().Link.Usable))
 	}
 	// Output:
-	// paper: read_waves_in_flight unbounded, array unbounded per stack
-	// physical: read_waves_in_flight 1, array 2.7962 TB/s per stack
+	// paper: read_waves_in_flight unbounded, array unbounded per stack, a route 1.6 TB/s
+	// physical: read_waves_in_flight 1, array 2.7962 TB/s per stack, a route 1.6 TB/s
+	// serial: read_waves_in_flight unbounded, array unbounded per stack, a route 746.1263 GB/s
 }
 
 func TestReadWavesInFlight(t *testing.T) {
@@ -80,7 +84,7 @@ func TestParseReading(t *testing.T) {
 		if err != nil || got != r {
 			t.Errorf("%v: %v %v", r, got, err)
 		}
-		if w, ok := r.ReadWaves(); !ok || (r == dash.ReadingPaper) != (w == dash.ReadWavesUnbounded) {
+		if w, ok := r.ReadWaves(); !ok || (r == dash.ReadingPhysical) != (w == 1) || (r != dash.ReadingPhysical) != (w == dash.ReadWavesUnbounded) {
 			t.Errorf("%v: depth %d", r, w)
 		}
 	}

@@ -129,6 +129,10 @@ type Hop struct {
 	// expert delivery, once the chunk has room in the GPU's staging
 	// buffer).
 	IntoGPU bool
+	// Lead is a time each chunk holds the hop's resource before its
+	// transfer: t_R on the first link of a sensed read under the serial
+	// reading (HBFSpec.ReadLead), else zero.
+	Lead unit.Duration
 }
 
 // Route is one path through the package, hop by hop. A read starts at a
@@ -332,8 +336,9 @@ func (b *tableBuilder) routes() {
 		sense := []Hop{{Resource: b.nand[c]}, {Resource: b.tsv[c], Take: []int{b.sram[c]}}}
 		program := []Hop{{Resource: b.tsv[c], Free: []int{b.sram[c]}}, {Resource: b.nand[c]}}
 		// Direct: a read and a write over the GPU-HBF link.
+		lead := b.s.HBF.ReadLead() // the serial reading's t_R, on the link a read leaves the stack by
 		if out, ok := b.linkHop(f, gpuNode); ok {
-			out.IntoGPU, out.Free = true, []int{b.sram[c]}
+			out.IntoGPU, out.Free, out.Lead = true, []int{b.sram[c]}, lead
 			b.route(Route{Kind: RouteDirect, From: f, To: gpuNode, Via: f, Pair: c, Hops: cat(sense, out)})
 		}
 		if in, ok := b.linkHop(gpuNode, f); ok {
@@ -352,7 +357,7 @@ func (b *tableBuilder) routes() {
 			up, ok3 := b.linkHop(m, gpuNode)
 			down, ok4 := b.linkHop(gpuNode, m)
 			if ok1 && ok3 {
-				across.Take, across.Free = []int{b.relay[i]}, []int{b.sram[c]}
+				across.Take, across.Free, across.Lead = []int{b.relay[i]}, []int{b.sram[c]}, lead
 				up.IntoGPU, up.Free = true, []int{b.relay[i]}
 				b.route(Route{Kind: RouteRelay, From: f, To: gpuNode, Via: m, Pair: c, Hops: cat(sense, across, up)})
 			}

@@ -152,6 +152,13 @@ type ExecutionSpec struct {
 	// NoParallelRead reads replicated weights and KV only from HBM (an
 	// ablation of the parallel HBM/HBF read).
 	NoParallelRead bool `yaml:"no_parallel_read,omitempty" knob:" | ablation: replicated data read from HBM only | | §V-B"`
+	// HBMWhileProgramming turns on the §V-B mode in which an operator's
+	// replicated weights are read from HBM alone when it issues its reads
+	// while an HBF stack programs (or KV is on its way to be programmed):
+	// "the current layer's output-projection weights can be fetched from HBM
+	// while HBF programming overlaps the attention computation". Off (the
+	// default), their HBF share waits for the program as other reads do.
+	HBMWhileProgramming bool `yaml:"hbm_while_programming,omitempty" json:",omitempty" knob:" | replicated weights read from HBM alone while a stack programs (§V-B direct prefill write) | | §V-B"`
 	// KVBlockTokens is the paged-KV block: the cache is allocated, and the
 	// attention kernel reads it, in blocks of this many tokens (0: 16, vLLM's
 	// default). The last, partly filled block is read whole. Range

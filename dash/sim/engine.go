@@ -18,10 +18,22 @@ type config struct {
 	page       unit.Bytes
 	wavePages  int // pages sensed by one t_R across the stack
 	tR, tProg  Time
-	tECC       Time // base-die ECC decode of each segment after the TSV
-	cacheRead  bool
-	tsv        unit.BytesPerSecond
-	hbmRate    unit.BytesPerSecond
+	senseTime  Time // the array's sense of a page wave: t_R, or 0 under the serial reading (its t_R is on the link)
+	// gfRead and fhRead are the rates at which a read route carries chunks
+	// out of a stack over the GPU-HBF and HBM-HBF links: the links', or
+	// under the serial reading chunk / (t_R + chunk / link).
+	gfRead, fhRead unit.BytesPerSecond
+	tECC           Time // base-die ECC decode of each segment after the TSV
+	// progPlanes: a program holds only its pages of the stack's page wave
+	// (hbf.program_scope planes), else every plane; suspend: reads suspend
+	// programs (hbf.program_suspend) after tSusp, which resume after tRes.
+	progPlanes    bool
+	suspend       bool
+	tSusp, tRes   Time
+	hbmDuringProg bool // replicated weights read from HBM alone while a stack programs (§V-B)
+	cacheRead     bool
+	tsv           unit.BytesPerSecond
+	hbmRate       unit.BytesPerSecond
 	// gh, gf and fh are the usable rates of the GPU-HBM, GPU-HBF and
 	// HBM-HBF links (the read splits' view of them).
 	gh, gf, fh unit.BytesPerSecond
@@ -48,7 +60,9 @@ func newConfig(e dash.Experiment) (config, error) {
 		page:      h.PageSize,
 		wavePages: h.Dies * h.PlanesPerDie * h.SubarraysPerPlane,
 		tR:        h.TRead, tProg: h.TProg, tECC: h.TECC, cacheRead: h.CacheRead,
-		tsv: h.TSVBandwidth, hbmRate: s.HBM.ArrayBandwidth,
+		progPlanes: h.ProgramScope.Planes(), suspend: h.ProgramSuspend, tSusp: h.TSuspend, tRes: h.TResume,
+		hbmDuringProg: ex.HBMWhileProgramming,
+		tsv:           h.TSVBandwidth, hbmRate: s.HBM.ArrayBandwidth,
 		gh: t.KindUsable(dash.LinkGPUHBM, s.Link.Usable), gf: t.KindUsable(dash.LinkGPUHBF, s.Link.Usable),
 		fh:     t.KindUsable(dash.LinkHBMHBF, s.Link.Usable),
 		direct: t.Direct(), relay: t.Relay(),
@@ -76,6 +90,8 @@ func newConfig(e dash.Experiment) (config, error) {
 		link = c.fh
 	}
 	c.startup = c.tR + c.xferTime(c.seg, c.tsv) + c.tECC + c.xferTime(c.seg, link)
+	c.senseTime = h.SenseTime()
+	c.gfRead, c.fhRead = h.ChunkReadRate(c.seg, c.gf), h.ChunkReadRate(c.seg, c.fh)
 	rt, err := compileRoutes(e.Routes(), c.seg, c.hbmChunk)
 	if err != nil {
 		return c, err
@@ -106,6 +122,7 @@ type opState struct {
 	prefetched  bool       // predictable HBF data issued
 	routedDone  bool       // selected experts issued
 	early       unit.Bytes // its bytes held in the GPU staging buffer
+	fromHBM     bool       // its replicated weights read from HBM alone (a stack was programming, §V-B)
 }
 
 // engine is one simulation. It is single-threaded and deterministic.
@@ -241,44 +258,131 @@ func (e *engine) runFor(id int32, total unit.Bytes) readRun {
 
 // kickArray starts the next program, or as many senses as the read
 // pipeline allows (cfg.readWaves waves requested and not yet in the cache
-// register; 0: no limit), if the array can.
+// register; 0: no limit), if the array can. A program holds its pages of
+// the page wave (every page under program_scope stack); senses take the
+// pages left. With program suspend, a read that waits suspends the running
+// program, which resumes once no read waits.
 func (e *engine) kickArray(stack int) {
 	s := &e.hbf[stack]
+	wp := e.cfg.wavePages
 	if s.programActive {
-		return
+		if e.cfg.suspend {
+			e.suspendForReads(stack)
+		}
+		if !s.suspended && s.progPages >= wp {
+			return // the program holds every plane
+		}
+	}
+	free := wp
+	if s.programActive && !s.suspended {
+		free -= s.progPages
 	}
 	// A complete program wave goes first: it holds SRAM slots that reads
-	// need, and decode-phase reads are rarely waiting behind it. It waits
-	// for the reads in flight to leave the array.
-	if len(s.progPending) > 0 {
-		if len(s.sensing) > 0 || len(s.dataReg) > 0 || (!e.cfg.cacheRead && len(s.cacheReg) > 0) {
+	// need, and decode-phase reads are rarely waiting behind it. One that
+	// needs every plane waits for the reads in flight to leave the array;
+	// one that writes fewer starts at once on planes no read holds (an
+	// out-of-place write chooses its planes), and the senses meanwhile
+	// leave its planes to it.
+	if len(s.progPending) > 0 && !s.programActive {
+		pages := e.programPages(&s.progPending[0])
+		if pages >= wp && e.readsInArray(s) {
 			return
 		}
-		w := s.progPending[0]
-		s.progPending = popFront(s.progPending)
-		s.programming = w.parts
-		tsvEnd := s.tsv.reserve(e.now, e.xfer(w.bytes, e.cfg.tsv), w.bytes)
-		s.programActive, s.arrayUntil = true, tsvEnd+e.cfg.tProg
-		s.progBusy += e.cfg.tProg
-		s.programs++
-		e.schedule(tsvEnd, evProgTSVDone, int32(stack), -1, unit.Bytes(w.slots))
-		e.schedule(s.arrayUntil, evArrayDone, int32(stack), -1, 0)
-		return
+		e.startProgram(stack, pages)
+		if pages >= wp {
+			return
+		}
+		free = wp - pages
 	}
 	for len(s.readQ) > 0 && e.canSense(s) {
-		wave := e.formWave(s)
+		wave := e.formWave(s, free)
 		if len(wave) == 0 {
-			return
+			break
 		}
 		// Busy time counts the union of the sensing intervals.
-		end := e.now + e.cfg.tR
+		end := e.now + e.cfg.senseTime
 		s.senseBusy += end - max(e.now, min(s.arrayUntil, end))
 		s.arrayUntil = max(s.arrayUntil, end)
 		s.waves++
 		s.sensing = append(s.sensing, wave)
 		e.schedule(end, evArrayDone, int32(stack), 1, 0)
 	}
+	if s.suspended && len(s.sensing) == 0 && (len(s.readQ) == 0 || s.tsvWait) {
+		e.resumeProgram(stack) // no read waits for the array, or none can leave it before a program frees SRAM
+	}
 }
+
+// readsInArray reports whether reads hold the array so that a program
+// holding every plane must wait: waves sensing, or sensed and waiting in
+// their page registers (and, without cache read, crossing the TSV from
+// them). With program suspend only the sensing waves count: sensed data
+// wait in their registers while a program runs, as they do while it is
+// suspended.
+func (e *engine) readsInArray(s *hbfStack) bool {
+	if e.cfg.suspend {
+		return len(s.sensing) > 0
+	}
+	return len(s.sensing) > 0 || len(s.dataReg) > 0 || (!e.cfg.cacheRead && len(s.cacheReg) > 0)
+}
+
+// programPages is what a pending program wave occupies of its stack's page
+// wave: its pages under program_scope planes, else every page.
+func (e *engine) programPages(w *progWave) int {
+	if !e.cfg.progPlanes {
+		return e.cfg.wavePages
+	}
+	return min(e.cfg.wavePages, e.cfg.segPages(w.bytes))
+}
+
+// startProgram starts the oldest pending program wave of a stack: its data
+// cross the TSV from SRAM into the page buffers (freeing their SRAM
+// regions), then the array programs them for t_PROG, holding pages of its
+// page wave.
+func (e *engine) startProgram(stack, pages int) {
+	s := &e.hbf[stack]
+	w := s.progPending[0]
+	s.progPending = popFront(s.progPending)
+	s.programming = w.parts
+	tsvEnd := s.tsv.reserve(e.now, e.xfer(w.bytes, e.cfg.tsv), w.bytes)
+	s.programActive, s.progPages, s.progFrom, s.progUntil = true, pages, tsvEnd, tsvEnd+e.cfg.tProg
+	s.progBusy += e.cfg.tProg
+	s.programs++
+	e.schedule(tsvEnd, evProgTSVDone, int32(stack), -1, unit.Bytes(w.slots))
+	e.schedule(s.progUntil, evArrayDone, int32(stack), -1, 0)
+}
+
+// suspendForReads suspends a stack's running program when reads wait to be
+// sensed: t_SUS after now (or after its array phase starts), unless it ends
+// first. Its end event, already scheduled, is then stale.
+func (e *engine) suspendForReads(stack int) {
+	s := &e.hbf[stack]
+	if s.suspended || s.suspending || len(s.readQ) == 0 || s.tsvWait {
+		return // no read waits, or none could leave the array (the transfer SRAM is full)
+	}
+	at := max(e.now, s.progFrom) + e.cfg.tSusp
+	left := s.progUntil - max(at, s.progFrom)
+	if left <= 0 {
+		return // it ends before it could suspend
+	}
+	s.suspending, s.progLeft, s.progStale = true, left, s.progStale+1
+	e.schedule(at, evArrayDone, int32(stack), evSuspended, 0)
+}
+
+// resumeProgram resumes a stack's suspended program: t_RES, then the rest
+// of its t_PROG.
+func (e *engine) resumeProgram(stack int) {
+	s := &e.hbf[stack]
+	s.suspended = false
+	s.progFrom = e.now + e.cfg.tRes
+	s.progUntil = s.progFrom + s.progLeft
+	s.progBusy += e.cfg.tRes
+	s.progLeft = 0
+	e.schedule(s.progUntil, evArrayDone, int32(stack), -1, 0)
+}
+
+// evSuspended is the stream of an evArrayDone that suspends a program (1:
+// a sense ended, -1: a program ended).
+const evSuspended = 2
 
 // canSense reports whether the read pipeline has room for another wave:
 // waves sensing or sensed and waiting for the cache register (and, without
@@ -294,9 +398,9 @@ func (e *engine) canSense(s *hbfStack) bool {
 	return n < e.cfg.readWaves
 }
 
-// formWave takes one page wave from the queue head, round-robin over its
-// runs.
-func (e *engine) formWave(s *hbfStack) []seg {
+// formWave takes one page wave of at most maxPages pages (the planes no
+// program holds) from the queue head, round-robin over its runs.
+func (e *engine) formWave(s *hbfStack, maxPages int) []seg {
 	pages := 0
 	var wave []seg
 	if n := len(e.freeWaves); n > 0 {
@@ -316,8 +420,8 @@ func (e *engine) formWave(s *hbfStack) []seg {
 				b = r.last
 			}
 			need := e.cfg.segPages(b)
-			if pages > 0 && pages+need > e.cfg.wavePages {
-				goto done
+			if pages+need > maxPages && (pages > 0 || maxPages < e.cfg.wavePages) {
+				goto done // a chunk larger than a whole wave is sensed alone, never beside a program
 			}
 			if r.full > 0 {
 				r.full--
@@ -327,7 +431,7 @@ func (e *engine) formWave(s *hbfStack) []seg {
 			wave = append(wave, seg{stream: r.stream, bytes: b})
 			pages += need
 			progress = true
-			if pages >= e.cfg.wavePages {
+			if pages >= maxPages {
 				goto done
 			}
 		}
@@ -352,17 +456,26 @@ func groupEmpty(g *readGroup) bool {
 	return true
 }
 
-// onArrayDone: the oldest sense put its wave in a data register
-// (stream=1), or a program finished (stream=-1).
-func (e *engine) onArrayDone(stack int, sensed bool) {
+// onArrayDone: the oldest sense put its wave in a data register (what =
+// 1), a program finished (-1; an end a suspension made stale is skipped),
+// or a program suspended (evSuspended).
+func (e *engine) onArrayDone(stack int, what int32) {
 	s := &e.hbf[stack]
-	if sensed {
+	switch what {
+	case 1:
 		s.dataReg = append(s.dataReg, s.sensing[0])
 		s.sensing = popFront(s.sensing)
 		e.moveToCache(stack)
-	} else {
+	case evSuspended:
+		s.suspending, s.suspended = false, true
+		s.suspends++
+	default:
+		if s.progStale > 0 { // the end it had before it was suspended
+			s.progStale--
+			return
+		}
 		parts := s.programming
-		s.programming, s.programActive = nil, false
+		s.programming, s.programActive, s.progPages = nil, false, 0
 		for _, p := range parts {
 			e.deliver(p.stream, p.bytes)
 		}
@@ -475,7 +588,7 @@ func (e *engine) transfer(sg seg, r *route, k int) {
 		srv = &e.hbm[h.dram].array
 	}
 	d := e.xfer(sg.bytes, h.rate)
-	end := srv.reserve(e.now, d, sg.bytes)
+	end := srv.reserveAfter(e.now, h.lead, d, sg.bytes)
 	if h.link >= 0 {
 		e.traceSeg(r, h, end-d, end, sg)
 	}
@@ -607,6 +720,51 @@ func (e *engine) bufferProgram(stack int, sg seg) {
 	}
 }
 
+// flushIfStuck programs the fullest partly gathered write wave of a stack
+// whose transfer SRAM is full while chunks wait for it and no program is
+// running or pending: written chunks of several streams, each short of a
+// page wave, hold every region waiting for regions (their own next chunks,
+// or sensed reads) that only a program frees. A NAND controller in that
+// state programs what it holds; the wave is smaller (under program_scope
+// planes it occupies only its planes). The engine does so when nothing
+// else is left to happen (unstick), so that a run that never gets there
+// is unchanged.
+func (e *engine) flushIfStuck(stack int) {
+	s := &e.hbf[stack]
+	p := &e.pools[e.cfg.rt.sramPool[stack]]
+	if p.free > 0 || s.programActive || len(s.progPending) > 0 || (!s.tsvWait && len(p.wait[0])+len(p.wait[1]) == 0) {
+		return
+	}
+	best := int32(-1)
+	for _, id := range e.active {
+		st := &e.streams[id]
+		hops := e.routeOf(id).hops
+		if st.progBuf.slots == 0 || hops[len(hops)-1].program != int32(stack) {
+			continue
+		}
+		if best < 0 || st.progBuf.bytes > e.streams[best].progBuf.bytes {
+			best = id
+		}
+	}
+	if best < 0 {
+		return
+	}
+	st := &e.streams[best]
+	s.progPending = append(s.progPending, st.progBuf)
+	st.progBuf = progWave{}
+	s.flushes++
+	e.kickArray(stack)
+}
+
+// unstick breaks a stall in which no event is pending (flushIfStuck on
+// every stack) and reports whether events are pending again.
+func (e *engine) unstick() bool {
+	for i := range e.hbf {
+		e.flushIfStuck(i)
+	}
+	return len(e.q) > 0
+}
+
 // ---- delivery and operators -----------------------------------------
 
 // deliver records bytes that reached their destination.
@@ -658,7 +816,7 @@ func (e *engine) handle(ev event) {
 	case evOpEnd:
 		e.onOpEnd(int(ev.stream))
 	case evArrayDone:
-		e.onArrayDone(int(ev.at), ev.stream == 1)
+		e.onArrayDone(int(ev.at), ev.stream)
 	case evTSVDone:
 		e.onTSVDone(int(ev.at), sg)
 	case evProgTSVDone:

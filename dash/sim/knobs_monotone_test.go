@@ -11,7 +11,7 @@ import (
 
 // knobSteps are values of a numeric knob around the paper's, in increasing
 // order: half, the paper's and twice it (a few microseconds for a duration
-// that is zero), kept where they are in range.
+// that is zero), kept where they are in range; false and true for a switch.
 func knobSteps(t *testing.T, k dash.Knob, paper dash.KnobTarget) []any {
 	v0, err := k.Get(paper)
 	if err != nil {
@@ -25,6 +25,9 @@ func knobSteps(t *testing.T, k dash.Knob, paper dash.KnobTarget) []any {
 		}
 	}
 	switch {
+	case rv.Kind() == reflect.Bool: // false, then true
+		add(reflect.ValueOf(false).Convert(rv.Type()))
+		add(reflect.ValueOf(true).Convert(rv.Type()))
 	case rv.CanInt() && rv.Int() == 0 && rv.Type() == reflect.TypeFor[unit.Duration]():
 		for _, d := range []unit.Duration{0, 2 * unit.Microsecond, 8 * unit.Microsecond} {
 			add(reflect.ValueOf(d))

@@ -9,10 +9,14 @@ import (
 type shares struct{ hbm, direct, relay float64 }
 
 // weightSplit divides an operator's weights between HBM, Direct and Relay
-// (totals over the stacks, which each hold an even part).
-func (c *config) weightSplit(spec *opSpec) (hbm, direct, relay unit.Bytes) {
+// (totals over the stacks, which each hold an even part); fromHBM reads
+// replicated weights from HBM alone (a stack is programming, §V-B).
+func (c *config) weightSplit(spec *opSpec, fromHBM bool) (hbm, direct, relay unit.Bytes) {
 	if spec.weights == 0 {
 		return 0, 0, 0
+	}
+	if fromHBM && spec.replicated {
+		return spec.weights, 0, 0
 	}
 	s := c.readShares(spec.replicated, true)
 	if spec.replicated && !c.parallel {
@@ -34,7 +38,7 @@ func (c *config) weightSplit(spec *opSpec) (hbm, direct, relay unit.Bytes) {
 // HBF-HBM link and by what the GPU-HBM link has left beside HBM reads.
 func (c *config) readShares(withHBM, withHBF bool) shares {
 	var s shares
-	gh, gf, fh := float64(c.gh), float64(c.gf), float64(c.fh)
+	gh, gf, fh := float64(c.gh), float64(c.gfRead), float64(c.fhRead)
 	if withHBM {
 		s.hbm = min(float64(c.hbmRate), gh)
 	}
@@ -217,10 +221,38 @@ func (e *engine) issuePredictable(i int) {
 	if c.nHBF == 0 {
 		return // nothing lives in HBF
 	}
-	_, wd, wr := c.weightSplit(spec)
+	op.fromHBM = c.hbmDuringProg && spec.replicated && c.nHBM > 0 && e.programming()
+	_, wd, wr := c.weightSplit(spec, op.fromHBM)
 	kd, kr := c.kvSplit(spec)
 	sd, sr := e.cfg.assignExperts(spec.sharedN, spec.sharedBytes, 0, 0)
 	e.issueHBFReads(i, wd+kd+sd, wr+kr+sr, false)
+}
+
+// programming reports whether a read of an HBF stack would now wait for a
+// program: one holds every plane of a stack (any program under
+// program_scope stack, a full page wave under planes), is pending, or has
+// its data on the way (§V-B then reads replicated weights from HBM).
+func (e *engine) programming() bool {
+	wp := e.cfg.wavePages
+	for i := range e.hbf {
+		s := &e.hbf[i]
+		if s.programActive && s.progPages >= wp {
+			return true
+		}
+		for k := range s.progPending {
+			if e.programPages(&s.progPending[k]) >= wp {
+				return true
+			}
+		}
+	}
+	for _, id := range e.active {
+		st := &e.streams[id]
+		hops := e.routeOf(id).hops
+		if st.consumer < 0 && hops[len(hops)-1].program >= 0 && (!e.cfg.progPlanes || e.cfg.segPages(st.total) >= wp) {
+			return true
+		}
+	}
+	return false
 }
 
 // issueHBFReads issues operator i's HBF reads of direct and relay bytes
@@ -264,7 +296,7 @@ func (e *engine) issueHBFReads(i int, direct, relay unit.Bytes, early bool) {
 func (e *engine) issueAtStart(op int) {
 	spec := &e.pass.ops[op]
 	c := &e.cfg
-	wh, _, _ := c.weightSplit(spec)
+	wh, _, _ := c.weightSplit(spec, e.ops[op].fromHBM)
 	rt := &c.rt
 	h := rt.nHBM / rt.pairs
 	fromHBM := wh + spec.kvHBM + spec.cachedBytes()
@@ -363,7 +395,7 @@ func (c *config) assignExperts(count int, size, committedD, committedR unit.Byte
 	}
 	// Each route set streams at its links' rate per stack; the relay set is
 	// not slowed by HBM reads during the MoE block.
-	rd, rr := float64(c.gf), float64(min(c.fh, c.gh))
+	rd, rr := float64(c.gfRead), float64(min(c.fhRead, c.gh))
 	td, tr := float64(committedD)/rd, float64(committedR)/rr
 	for range count {
 		if (td + float64(size)/rd) <= (tr + float64(size)/rr) {

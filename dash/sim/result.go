@@ -130,12 +130,18 @@ type HBFStats struct {
 	Stack int `json:"stack"`
 	// SenseBusy is the array's time sensing (t_R per wave).
 	SenseBusy unit.Duration `json:"sense_busy_ns"`
-	// ProgBusy is the array's time programming (t_PROG per wave).
+	// ProgBusy is the array's time programming (t_PROG per wave, and t_RES
+	// per resumption).
 	ProgBusy unit.Duration `json:"prog_busy_ns"`
 	// Waves counts the page waves sensed.
 	Waves int64 `json:"waves"`
-	// Programs counts the page waves programmed.
+	// Programs counts the page waves programmed; Suspends the times a read
+	// suspended a program (hbf.program_suspend).
 	Programs int64 `json:"programs"`
+	Suspends int64 `json:"suspends,omitempty"`
+	// Flushes counts written waves programmed short of a page wave because
+	// the transfer SRAM was full of such waves and nothing else could move.
+	Flushes int64 `json:"flushes,omitempty"`
 	// TSVBusy is the shared TSV's busy time.
 	TSVBusy unit.Duration `json:"tsv_busy_ns"`
 	// TSVBytes is what the TSV moved.

@@ -30,6 +30,9 @@ type hop struct {
 	take, free []int32
 	// gated: the transfer into the GPU, which waits for the consumer.
 	gated bool
+	// lead is a time each chunk holds the server before its transfer (the
+	// serial reading's t_R; dash.Hop.Lead).
+	lead Time
 }
 
 // route is one route of the table.
@@ -155,7 +158,7 @@ func compileRoutes(t dash.RouteTable, seg, hbmChunk unit.Bytes) (routing, error)
 		for k := 0; k < len(hops); k++ {
 			th := hops[k]
 			res := t.Resources[th.Resource]
-			h := hop{link: -1, dram: -1, program: -1, rate: res.Rate, take: pools(th.Take), free: pools(th.Free), gated: th.IntoGPU}
+			h := hop{link: -1, dram: -1, program: -1, rate: res.Rate, take: pools(th.Take), free: pools(th.Free), gated: th.IntoGPU, lead: th.Lead}
 			switch res.Kind {
 			case dash.ResourceLink:
 				h.link = linkOf[th.Resource]

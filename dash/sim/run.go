@@ -241,7 +241,7 @@ func (e *engine) runPass(p *pass) error {
 	e.startOp(0)
 	e.cut.opStarted(0)
 	for !e.passEnded {
-		if len(e.q) == 0 {
+		if len(e.q) == 0 && !e.unstick() {
 			return fmt.Errorf("sim: deadlock at %v in operator %d of %d (layer %d): no event pending",
 				e.now, e.pc, len(p.ops), p.ops[min(e.pc, len(p.ops)-1)].layer)
 		}
@@ -295,7 +295,7 @@ func (e *engine) report(r *Result) {
 	}
 	for i, h := range e.hbf {
 		r.HBF = append(r.HBF, HBFStats{Stack: i, SenseBusy: h.senseBusy, ProgBusy: h.progBusy, Waves: h.waves,
-			Programs: h.programs, TSVBusy: h.tsv.busy, TSVBytes: h.tsv.bytes})
+			Programs: h.programs, Suspends: h.suspends, Flushes: h.flushes, TSVBusy: h.tsv.busy, TSVBytes: h.tsv.bytes})
 	}
 	for rt := range numRoutes {
 		if e.st.requested[rt] == 0 {

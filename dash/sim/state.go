@@ -25,6 +25,20 @@ func (s *server) reserve(now, d Time, b unit.Bytes) Time {
 	return s.until
 }
 
+// reserveAfter books the server for a job that holds it for lead, then
+// transfers for d (busy for d only: the lead moves no data), and returns
+// its end.
+func (s *server) reserveAfter(now, lead, d Time, b unit.Bytes) Time {
+	if lead == 0 {
+		return s.reserve(now, d, b)
+	}
+	start := max(now, s.until)
+	s.until = start + lead + d
+	s.busy += d
+	s.bytes += b
+	return s.until
+}
+
 // seg is a chunk of one stream in flight.
 type seg struct {
 	stream int32
@@ -58,9 +72,21 @@ type progWave struct {
 // hbfStack is one HBF stack with its base die.
 type hbfStack struct {
 	readQ []readGroup
-	// The NAND array: sensing (t_R) or programming (t_PROG), never both.
+	// The NAND array: sensing (t_R) and programming (t_PROG). A program
+	// holds progPages of the page wave's pages (every page unless
+	// program_scope is planes) from progFrom (its array phase, after the
+	// TSV) to progUntil; with program suspend it may be suspending (reads
+	// waiting, t_SUS not over) or suspended (progLeft of it to run), and
+	// progStale counts its end events made stale by suspensions.
 	programActive bool
-	arrayUntil    Time // end of the latest sense or program
+	progPages     int
+	progFrom      Time
+	progUntil     Time
+	suspending    bool
+	suspended     bool
+	progLeft      Time
+	progStale     int
+	arrayUntil    Time // end of the latest sense
 	// sensing are the waves in the array, oldest first (each finishes t_R
 	// after it started, so in order); dataReg sensed waves that could not
 	// yet move on; cacheReg the wave crossing the TSV segment by segment.
@@ -78,6 +104,8 @@ type hbfStack struct {
 	progBusy    Time
 	waves       int64
 	programs    int64
+	suspends    int64
+	flushes     int64 // partly gathered write waves programmed to free a full SRAM (flushIfStuck)
 }
 
 // hbmStack is one HBM stack's DRAM array.

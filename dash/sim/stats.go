@@ -72,6 +72,8 @@ func (e *engine) statFields(l *statList) {
 		statField(l, &h.progBusy)
 		statField(l, &h.waves)
 		statField(l, &h.programs)
+		statField(l, &h.suspends)
+		statField(l, &h.flushes)
 	}
 	for i := range e.hbm {
 		statField(l, &e.hbm[i].array.busy)

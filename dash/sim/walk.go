@@ -266,7 +266,7 @@ func (ev *event) walk(w walker) {
 	case evOpEnd:
 		visitOp(w, &ev.stream)
 	case evArrayDone:
-		visitPlain(w, &ev.stream) // 1 for a program, 0 for a sense
+		visitPlain(w, &ev.stream) // 1 a sense, -1 a program's end, 2 a suspension
 	default:
 		visitStream(w, &ev.stream)
 	}
@@ -287,6 +287,13 @@ func (s *hbfStack) walk(w walker) {
 		s.readQ[i].walk(w)
 	}
 	visitBool(w, &s.programActive)
+	visitPlain(w, &s.progPages)
+	visitInstant(w, &s.progFrom)
+	visitInstant(w, &s.progUntil)
+	visitBool(w, &s.suspending)
+	visitBool(w, &s.suspended)
+	visitPlain(w, &s.progLeft)
+	visitPlain(w, &s.progStale)
 	visitInstant(w, &s.arrayUntil)
 	visitLen(w, len(s.sensing))
 	for _, wave := range s.sensing {
@@ -314,6 +321,8 @@ func (s *hbfStack) walk(w walker) {
 	visitStat(w, &s.progBusy)
 	visitStat(w, &s.waves)
 	visitStat(w, &s.programs)
+	visitStat(w, &s.suspends)
+	visitStat(w, &s.flushes)
 }
 
 func (g *readGroup) walk(w walker) {
@@ -463,4 +472,5 @@ func (op *opState) walk(w walker) {
 	visitBool(w, &op.prefetched)
 	visitBool(w, &op.routedDone)
 	visitPlain(w, &op.early)
+	visitBool(w, &op.fromHBM)
 }

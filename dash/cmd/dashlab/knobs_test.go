@@ -39,7 +39,7 @@ func TestKnobsCommand(t *testing.T) {
 	if code := run([]string{"knobs", "hbf"}, nil, &out, &errb); code != 0 {
 		t.Fatalf("exit %d: %s", code, errb.String())
 	}
-	for _, want := range []string{"hbf.t_read", "t_R", "3µs", "10ns .. 10s", "§VI-A", "hbf.reading", "paper or physical"} {
+	for _, want := range []string{"hbf.t_read", "t_R", "3µs", "10ns .. 10s", "§VI-A", "hbf.reading", "paper, physical or serial"} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("knobs hbf: no %q in\n%s", want, out.String())
 		}
