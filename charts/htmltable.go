@@ -56,3 +56,21 @@ func HTMLTable(caption string, header []string, rows [][]string) template.HTML {
 
 // fmtG formats a number with up to 4 significant digits.
 func fmtG(v float64) string { return fmt.Sprintf("%.4g", v) }
+
+// ReadingTallyTable tabulates summary.ReadingTally: per id group, "passed of
+// simulated" under each reading named.
+func ReadingTallyTable(caption string, readings []string, tally []summary.ReadingCount) template.HTML {
+	head := append([]string{"ids"}, readings...)
+	var rows [][]string
+	for _, c := range tally {
+		row := []string{c.Group + ".*"}
+		if c.Group == "all" {
+			row[0] = "all"
+		}
+		for _, rd := range readings {
+			row = append(row, fmt.Sprintf("%d of %d", c.Passed[rd], c.Simulated[rd]))
+		}
+		rows = append(rows, row)
+	}
+	return HTMLTable(caption, head, rows)
+}

@@ -33,10 +33,10 @@ func Fig9Readings(bounds []summary.Fig9Bound, vals []summary.ReadingValue) (Figu
 		}
 		return fmt.Sprintf("%.2f TB/s", v/1e12)
 	}
-	fig := Figure{ID: "fig9_readings", Title: "Fig. 9 under the two readings of t_R",
+	fig := Figure{ID: "fig9_readings", Title: "Fig. 9 under the readings of t_R",
 		Caption: "The paper states one 8 MiB page wave per t_R per stack (§VI-A; the physical reading) but treats t_R as a readiness latency overlapped by double " +
 			"buffering (§II-B, §IV-A, §VI-E; the paper reading). The table computes, from the parts, how fast each system can deliver experts under each reading, " +
-			"and the most DASH's paired speedup can be; the charts give every Fig. 9 number under both readings, the paper reading's being the checked one."}
+			"and the most DASH's paired speedup can be; the charts give every Fig. 9 number under each reading, the paper reading's being the checked one."}
 	fig.Caption = WhatIfCaption(fig.Caption, w)
 	if len(bounds) > 0 {
 		head := []string{"reading", "array / stack", "TSV / stack", "link"}

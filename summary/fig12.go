@@ -42,7 +42,7 @@ type Fig12Point struct {
 	ProgramBusy, Stall unit.Duration
 }
 
-// Fig12Result is the study under one or both readings.
+// Fig12Result is the study under one or more readings.
 type Fig12Result struct {
 	// Points holds every sweep point, by reading, sweep and value.
 	Points []Fig12Point
@@ -59,10 +59,41 @@ type Fig12Result struct {
 	DecodeSample int
 	// ModelName is the study's model by its catalogue name.
 	ModelName string
+	// Programs are the write stalls under each NAND program model (its own
+	// program scope and suspend: the part's, from Points, and the others'),
+	// under the paper reading, at the t_PROG of the paper's stall ids.
+	Programs []Fig12Program
 	// Rows are the paper's numbers the study computes under the paper reading (the KV
 	// split at 1M tokens, the write stalls, the 4K/1M comparison with RelayOnly), judged;
 	// what-ifs when WhatIf lists changes.
 	Rows []Row
+}
+
+// Fig12Program is the exposed write stall at one t_PROG under one NAND program
+// model (dash.ProgramModels): E2E less E2E of the same model with programs that
+// take no time.
+type Fig12Program struct {
+	// Model is the program model ("stack", "planes", "suspend"); Default marks
+	// the part's own (the checked values).
+	Model   string
+	Default bool
+	// TProg is t_PROG; Result the run.
+	TProg  unit.Duration
+	Result sim.Result
+	// ProgramBusy is the stacks' total program time, Stall the exposed stall,
+	// Suspends the programs' suspensions (program suspend only).
+	ProgramBusy, Stall unit.Duration
+	Suspends           int64
+}
+
+// OwnModel is the program model of the part the study's sweeps ran on ("" before Programs is set).
+func (r *Fig12Result) OwnModel() string {
+	for _, p := range r.Programs {
+		if p.Default {
+			return p.Model
+		}
+	}
+	return ""
 }
 
 // Sweep returns a sweep's points under a reading, in value order.

@@ -47,6 +47,8 @@ type LookaheadSetup struct {
 	EarlyDelivery bool
 	// EarlyBuffer is the staging buffer's size (0: the GPU's L2).
 	EarlyBuffer unit.Bytes
+	// Knobs are set on every run first (a what-if of the system; nil: none).
+	Knobs []dash.Setting `json:",omitempty"`
 }
 
 // String names the setup ("paper reading, early delivery into 50 MiB").

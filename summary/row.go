@@ -29,6 +29,11 @@ type Row struct {
 	// Pass is nil when not simulated, and for values reported beside a checked one
 	// without being checked (the physical reading).
 	Pass *bool `json:"pass"`
+	// Within, for a row reported beside a checked one (another reading of t_R, a
+	// variant), says whether its value lies within the paper's tolerance, as the
+	// judge would find it were it checked: what the tally of passes per reading
+	// counts (ReadingTally). Nil for checked rows and what-ifs.
+	Within *bool `json:"within,omitempty"`
 	// Reading is the reading of the HBF read latency t_R the value was computed under,
 	// for ids computed under both: "paper" (checked) or "physical" (id suffix
 	// ".physical", reported, not checked).
@@ -172,3 +177,57 @@ const (
 	// WhatIf), shown beside the paper's number and not judged by it.
 	StatusWhatIf Status = "what-if"
 )
+
+// ReadingCount is, for one id group, how many of its ids computed under several
+// readings of t_R each reading passes: the checked reading's verdicts and the other
+// readings' Within, over the ids simulated under that reading.
+type ReadingCount struct {
+	// Group is the id group (the ids up to their first dot, "fig9a"); "all" sums them.
+	Group string
+	// Passed and Simulated are by reading name ("paper", "physical", "serial").
+	Passed, Simulated map[string]int
+}
+
+// ReadingTally counts, per id group in the rows' order and in all, the ids each
+// reading of t_R passes, over the ids computed under more than one reading (variants
+// other than readings left out).
+func ReadingTally(rows []Row) []ReadingCount {
+	multi := map[string]bool{}
+	for _, r := range rows {
+		if r.Variant == "" && r.Beside() {
+			multi[r.BaseID()] = true
+		}
+	}
+	var out []ReadingCount
+	index := map[string]int{}
+	all := ReadingCount{Group: "all", Passed: map[string]int{}, Simulated: map[string]int{}}
+	for _, r := range rows {
+		if r.Variant != "" || r.Simulated == nil || !multi[r.BaseID()] || r.WhatIf {
+			continue
+		}
+		g, _, _ := strings.Cut(r.ID, ".")
+		k, ok := index[g]
+		if !ok {
+			k, index[g] = len(out), len(out)
+			out = append(out, ReadingCount{Group: g, Passed: map[string]int{}, Simulated: map[string]int{}})
+		}
+		name := r.Reading
+		if name == "" {
+			name = dash.ReadingPaper.String()
+		}
+		pass := r.Pass
+		if r.Beside() {
+			pass = r.Within
+		}
+		for _, c := range []*ReadingCount{&out[k], &all} {
+			c.Simulated[name]++
+			if pass != nil && *pass {
+				c.Passed[name]++
+			}
+		}
+	}
+	if len(out) > 0 {
+		out = append(out, all)
+	}
+	return out
+}

@@ -31,8 +31,9 @@ var (
 
 // Blocks are the generated tables by name.
 var Blocks = map[string]func(rows []summary.Row) string{
-	"summary": summaryTable,
-	"rows":    rowsTable,
+	"summary":  summaryTable,
+	"rows":     rowsTable,
+	"readings": readingsTable,
 }
 
 // Generate returns text with every generated region rewritten from rows.
@@ -135,6 +136,36 @@ func summaryTable(rows []summary.Row) string {
 	}
 	fmt.Fprintf(&b, "| all | | **%d** | **%d** | %d | %d | %d |\n", total[summary.StatusPass], total[summary.StatusFail],
 		total[summary.StatusNotSimulated], total[summary.StatusReported], total[summary.StatusSimulated])
+	return b.String()
+}
+
+// readingsTable counts, per id group computed under several readings of t_R, the ids
+// each reading passes (summary.ReadingTally): the checked reading's verdicts, the
+// others' values against the same tolerances.
+func readingsTable(rows []summary.Row) string {
+	tally := summary.ReadingTally(rows)
+	readings := []string{"paper", "physical", "serial"}
+	var b strings.Builder
+	b.WriteString("| ids | what |")
+	for _, rd := range readings {
+		fmt.Fprintf(&b, " %s |", rd)
+	}
+	b.WriteString("\n| --- | --- |" + strings.Repeat(" --- |", len(readings)) + "\n")
+	for _, c := range tally {
+		what, ids := groupNames[c.Group], "`"+c.Group+".*`"
+		if c.Group == "all" {
+			what, ids = "", "all"
+		}
+		fmt.Fprintf(&b, "| %s | %s |", ids, what)
+		for _, rd := range readings {
+			cell := fmt.Sprintf("%d of %d", c.Passed[rd], c.Simulated[rd])
+			if c.Group == "all" {
+				cell = "**" + cell + "**"
+			}
+			fmt.Fprintf(&b, " %s |", cell)
+		}
+		b.WriteString("\n")
+	}
 	return b.String()
 }
 

@@ -30,7 +30,7 @@ type section func(p *charts.Page, rep reproduce.Report) error
 
 // sections are the page's parts after the summary, in order.
 var sections = []section{
-	catalogueSection, gpuSection, fig9Sections, fig11Section, fig12Section, servingSection,
+	readingsSection, catalogueSection, gpuSection, fig9Sections, fig11Section, fig12Section, servingSection,
 	fig10Section, costSection, energySection, enduranceSection, clusterSection, routingSection, routeSection,
 }
 

@@ -24,6 +24,23 @@ func figureTo(p *charts.Page) func(charts.Figure, error) error {
 	}
 }
 
+// readingsSection tallies, per id group, the ids each reading of t_R passes, and says
+// which reading is checked and why.
+func readingsSection(p *charts.Page, rep reproduce.Report) error {
+	tally := summary.ReadingTally(rep.Rows)
+	if len(tally) == 0 {
+		return nil
+	}
+	var names []string
+	for _, rd := range dash.Readings() {
+		names = append(names, rd.String())
+	}
+	p.Section("Three readings of t_R", reproduce.CheckedReadingNote)
+	p.HTML(charts.ReadingTallyTable("Paper ids computed under every reading of t_R: how many each reading passes (the checked reading's verdicts; "+
+		"the others' values against the same tolerances)", names, tally))
+	return nil
+}
+
 func catalogueSection(p *charts.Page, rep reproduce.Report) error {
 	c := rep.Artifacts.Catalogue
 	if len(c.Models) == 0 {

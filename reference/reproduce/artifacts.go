@@ -25,7 +25,7 @@ type Artifacts struct {
 	// GPU-side buffer).
 	Fig11Early []summary.LookaheadPair
 	// Fig12 is the sensitivity study on Llama 4 Maverick 1/4K/1M under
-	// both readings (nil when not run).
+	// every reading (nil when not run).
 	Fig12 *summary.Fig12Result
 	// Fig10 is the CPU-GPU offloading comparison by reading of t_R of the engine's
 	// DASH runs.
@@ -65,6 +65,10 @@ type Artifacts struct {
 	// Traces are the traced layer of the report's route figure (TraceModel ...
 	// TraceLayer) on each of TraceSystems; with Options.Figures.
 	Traces []sim.Result
+	// Assumptions is every memory-system id with the parameters the paper does not
+	// state (the HBM array rate, the TSV rate) at half and twice their assumed values;
+	// with Options.Assumptions on a whole reproduction.
+	Assumptions *summary.AssumptionTable
 	// FigureTime is the wall time of what only the figures need (Options.Figures), by
 	// what it computed.
 	FigureTime map[string]time.Duration

@@ -45,6 +45,8 @@ type OffloadOptions struct {
 	Reading dash.Reading
 	// Workers bounds the simulations run at once (0: GOMAXPROCS).
 	Workers int
+	// Knobs are set on the engine's DASH runs first (a what-if of their system).
+	Knobs []dash.Setting
 }
 
 // offloadStudy runs the engine's DASH (as in Fig. 9: lookahead where the
@@ -67,7 +69,9 @@ func offloadStudy(hosts []*offload.HostProfile, cores [][]int, o OffloadOptions)
 	}
 	var cases []summary.Case
 	for _, b := range o.Batches {
-		cases = append(cases, Fig9Case(model, "dash", b, prompt, output, o.Reading))
+		c := Fig9Case(model, "dash", b, prompt, output, o.Reading)
+		c.Knobs = withKnobs(o.Knobs, c.Knobs)
+		cases = append(cases, c)
 	}
 	points := Sweep(cases, o.Workers)
 	if err := summary.SweepErr(points); err != nil {
@@ -271,11 +275,11 @@ func runFig10(opts Options, art *Artifacts) (values, error) {
 		v.Set("fig10.hybrid_reduction_pct.min"+sfx, slices.Min(red), detail+"; over the better of weight streaming and CPU compute")
 		v.Set("fig10.hybrid_reduction_pct.max"+sfx, slices.Max(red), detail)
 	}
-	for _, r := range dash.Readings() {
+	for _, r := range opts.readings() {
 		o := OffloadOptions{Model: Fig10Model, Batches: Fig10Batches, Prompt: 1024, Output: 128,
-			Cores: []int{Fig10Cores}, Reading: r, Workers: opts.Workers}
+			Cores: []int{Fig10Cores}, Reading: r, Workers: opts.Workers, Knobs: opts.Knobs}
 		hosts := []*offload.HostProfile{paper}
-		if r == dash.ReadingPaper {
+		if r == dash.ReadingPaper && len(opts.Knobs) == 0 {
 			hosts = append(hosts, measured)
 		}
 		fs, err := Fig10Studies(hosts, o)

@@ -14,7 +14,7 @@ func TestFig10(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(rep.Rows) != 12 { // the paper's host under each reading, the measured host under the paper reading
+	if len(rep.Rows) != 16 { // the paper's host under each of three readings, the measured host under the paper reading
 		t.Fatalf("%d rows", len(rep.Rows))
 	}
 	for _, r := range rep.Rows {

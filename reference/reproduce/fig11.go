@@ -31,8 +31,8 @@ func LookaheadStudy(setup summary.LookaheadSetup, models []string, tReads []unit
 			pairs = append(pairs, summary.LookaheadPair{Model: m, TRead: tr, Setup: setup})
 			for _, on := range []bool{false, true} {
 				cases = append(cases, summary.Case{Model: m, System: system, Batch: batch, Prompt: prompt, Output: output, Reading: setup.Reading,
-					Knobs: []dash.Setting{knob("hbf.t_read", tr), knob("execution.lookahead", on),
-						knob("execution.early_delivery", setup.EarlyDelivery), knob("execution.early_delivery_buffer", setup.EarlyBuffer)}})
+					Knobs: withKnobs(setup.Knobs, []dash.Setting{knob("hbf.t_read", tr), knob("execution.lookahead", on),
+						knob("execution.early_delivery", setup.EarlyDelivery), knob("execution.early_delivery_buffer", setup.EarlyBuffer)})})
 			}
 		}
 	}
@@ -80,8 +80,8 @@ func init() {
 
 func runFig11(opts Options, art *Artifacts) (values, error) {
 	var v values
-	for _, r := range dash.Readings() {
-		pairs, err := LookaheadStudy(summary.LookaheadSetup{Reading: r}, Fig11Models, Fig11TReads, "dash", 1, 4096, 128, opts.Workers)
+	for _, r := range opts.readings() {
+		pairs, err := LookaheadStudy(summary.LookaheadSetup{Reading: r, Knobs: opts.Knobs}, Fig11Models, Fig11TReads, "dash", 1, 4096, 128, opts.Workers)
 		if err != nil {
 			return v, fmt.Errorf("%v reading: %w", r, err)
 		}
@@ -92,6 +92,9 @@ func runFig11(opts Options, art *Artifacts) (values, error) {
 			v.Set(fig11ID(p.Model, p.TRead, "e2e")+ReadingSuffix(r), p.E2EReductionPct(), detail)
 			v.Set(fig11ID(p.Model, p.TRead, "tpot")+ReadingSuffix(r), p.TPOTReductionPct(), detail)
 		}
+	}
+	if len(opts.Knobs) > 0 {
+		return v, nil
 	}
 	// Early expert delivery (§VI-D), reported in the artifacts only.
 	early, err := LookaheadStudy(summary.LookaheadSetup{Reading: dash.ReadingPaper, EarlyDelivery: true}, Fig11Models, Fig11TReads, "dash", 1, 4096, 128, opts.Workers)

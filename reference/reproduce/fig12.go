@@ -2,6 +2,7 @@ package reproduce
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 
@@ -20,7 +21,7 @@ import (
 // t_PROG, which reports program-busy time against the E2E-exposed write
 // stall: E2E at that t_PROG less E2E of the same run with programs that
 // take no time (the data still move). And the 4K/1M point of Fig. 9(b):
-// DASH against RelayOnly. Every sweep runs under both readings of t_R.
+// DASH against RelayOnly. Every sweep runs under every reading of t_R.
 
 // Fig12Model is the model of the study; Fig12Workload its workload.
 const Fig12Model = "llama4-maverick"
@@ -47,6 +48,11 @@ type Fig12Setup struct {
 	TReads    []unit.Duration
 	TProgs    []unit.Duration
 	Links     []unit.BytesPerSecond
+	// Knobs are set on every run first (a what-if of the system; nil: none).
+	Knobs []dash.Setting
+	// ProgramModels are the NAND program models whose write stalls run (at
+	// Fig12ProgramTProgs, under the paper reading), besides the part's own.
+	ProgramModels []string
 	// Output is L_out (the paper: 1M); DecodeSample the decode sampling.
 	Output, DecodeSample int
 	// Progress, when set, is told how many of the study's simulations have
@@ -56,10 +62,28 @@ type Fig12Setup struct {
 	Progress func(done, total int)
 }
 
-// DefaultFig12Setup is the paper's study: both readings, every sweep.
+// Fig12ProgramTProgs are the t_PROG of the paper's stall ids, at which every NAND
+// program model runs.
+var Fig12ProgramTProgs = []unit.Duration{500 * unit.Microsecond, 5 * unit.Millisecond}
+
+// programModelKnobs are the settings of a NAND program model (dash.ProgramModels).
+func programModelKnobs(model string) []dash.Setting {
+	scope := dash.ProgramStack
+	if model == "planes" {
+		scope = dash.ProgramPlanes
+	}
+	return []dash.Setting{knob("hbf.program_scope", scope), knob("hbf.program_suspend", model == "suspend")}
+}
+
+// ProgramVariant is the id suffix of a write stall under a program model other
+// than the part's ("program_stack", "program_suspend").
+func ProgramVariant(model string) string { return "program_" + model }
+
+// DefaultFig12Setup is the paper's study: every reading, every sweep, and the
+// write stalls under every NAND program model.
 func DefaultFig12Setup() Fig12Setup {
 	return Fig12Setup{Readings: dash.Readings(), PageSizes: Fig12PageSizes, TReads: Fig12TReads, TProgs: Fig12TProgs,
-		Links: Fig12Links, Output: fig12Workload.Output, DecodeSample: summary.Fig12DecodeSample}
+		Links: Fig12Links, ProgramModels: dash.ProgramModels(), Output: fig12Workload.Output, DecodeSample: summary.Fig12DecodeSample}
 }
 
 type fig12Case struct {
@@ -146,25 +170,46 @@ func fig12Runs(su Fig12Setup, workers int, nominalOnly bool) (*summary.Fig12Resu
 	for _, rd := range readings {
 		for _, c := range unique {
 			cases = append(cases, summary.Case{Model: Fig12Model, System: "dash", Batch: 1, Prompt: w.Prompt, Output: w.Output,
-				Reading: rd, Knobs: []dash.Setting{knob("execution.lookahead", true), c.knob}, Sim: opts})
+				Reading: rd, Knobs: withKnobs(su.Knobs, []dash.Setting{knob("execution.lookahead", true), c.knob}), Sim: opts})
 		}
-		cases = append(cases, summary.Case{Model: Fig12Model, System: "relay-only", Batch: 1, Prompt: w.Prompt, Output: w.Output, Reading: rd, Sim: opts})
+		cases = append(cases, summary.Case{Model: Fig12Model, System: "relay-only", Batch: 1, Prompt: w.Prompt, Output: w.Output, Reading: rd, Knobs: su.Knobs, Sim: opts})
+	}
+	// The write stalls under the other NAND program models (the part's own is the
+	// t_PROG sweep's): each t_PROG and the zero-time reference, under the paper reading.
+	exp0, err := Build(summary.Case{Model: Fig12Model, System: "dash", Batch: 1, Prompt: w.Prompt, Output: w.Output, Knobs: su.Knobs})
+	if err != nil {
+		return nil, err
+	}
+	own := exp0.System().HBF.ProgramModel()
+	var models []string
+	if !nominalOnly && slices.Contains(readings, dash.ReadingPaper) {
+		for _, m := range su.ProgramModels {
+			if m != own {
+				models = append(models, m)
+			}
+		}
+	}
+	progT := append(slices.Clone(Fig12ProgramTProgs), 1)
+	nMain := len(cases)
+	for _, m := range models {
+		for _, tp := range progT {
+			cases = append(cases, summary.Case{Model: Fig12Model, System: "dash", Batch: 1, Prompt: w.Prompt, Output: w.Output, Reading: dash.ReadingPaper,
+				Knobs: withKnobs(su.Knobs, append([]dash.Setting{knob("execution.lookahead", true), knob("hbf.t_prog", tp)}, programModelKnobs(m)...)), Sim: opts})
+		}
 	}
 	points := sweepWith(cases, workers, su.Progress)
 	if err := summary.SweepErr(points); err != nil {
 		return nil, err
 	}
+	progPoints := points[nMain:]
+	points = points[:nMain]
 	res := &summary.Fig12Result{Nominal: map[dash.Reading]sim.Result{}, RelayOnly: map[dash.Reading]sim.Result{}, DecodeSample: su.DecodeSample}
 	if p := fig12Workload; w.Output != p.Output { // the study's design: a 1M-token decode
 		res.WhatIf = res.WhatIf.Add(dash.Change{Field: "L_in/L_out", From: lengthsLabel(p.Prompt, p.Output), To: lengthsLabel(w.Prompt, w.Output)})
 	}
-	exp, err := Build(summary.Case{Model: Fig12Model, System: "dash", Batch: 1, Prompt: w.Prompt, Output: w.Output})
-	if err != nil {
-		return nil, err
-	}
-	res.ModelName = exp.Model().Name
+	res.ModelName = exp0.Model().Name
 	if !nominalOnly {
-		if res.KV, err = sim.KVTrajectory(exp, 200); err != nil {
+		if res.KV, err = sim.KVTrajectory(exp0, 200); err != nil {
 			return nil, err
 		}
 	}
@@ -212,9 +257,33 @@ func fig12Runs(su Fig12Setup, workers int, nominalOnly bool) (*summary.Fig12Resu
 		}
 	}
 	if !nominalOnly {
+		for _, p := range res.Sweep(summary.Fig12TProg, dash.ReadingPaper) { // the part's own model
+			if slices.Contains(Fig12ProgramTProgs, unit.Duration(math.Round(p.Value*1e3))) {
+				res.Programs = append(res.Programs, summary.Fig12Program{Model: own, Default: true, TProg: unit.Duration(math.Round(p.Value * 1e3)),
+					Result: p.Result, ProgramBusy: p.ProgramBusy, Stall: p.Stall, Suspends: suspends(p.Result)})
+			}
+		}
+		for i, m := range models {
+			block := progPoints[i*len(progT) : (i+1)*len(progT)]
+			zero := block[len(progT)-1].Result
+			for k, tp := range Fig12ProgramTProgs {
+				r := block[k].Result
+				res.Programs = append(res.Programs, summary.Fig12Program{Model: m, TProg: tp, Result: r, ProgramBusy: r.Flash.ProgramBusy,
+					Stall: max(0, r.E2E-zero.E2E), Suspends: suspends(r)})
+			}
+		}
 		res.Rows = fig12Rows(res)
 	}
 	return res, nil
+}
+
+// suspends counts a run's program suspensions.
+func suspends(r sim.Result) int64 {
+	var n int64
+	for _, h := range r.HBF {
+		n += h.Suspends
+	}
+	return n
 }
 
 // fig12Rows judges the study's numbers under the paper reading (none when it did not
@@ -282,20 +351,21 @@ func init() {
 
 // runLlama4LongDecode sets Fig. 9(b)'s 4K/1M speedup of DASH over
 // RelayOnly, from the Fig. 12 study's nominal runs when it ran, else from
-// its own four runs (two systems, two readings).
+// its own four runs (two systems, under each reading).
 func runLlama4LongDecode(opts Options, art *Artifacts) (values, error) {
 	var v values
 	res := art.Fig12
 	if res == nil {
 		su := DefaultFig12Setup()
 		su.PageSizes, su.TReads, su.TProgs, su.Links = nil, nil, nil, nil
+		su.Readings, su.Knobs = opts.readings(), opts.Knobs
 		su.Progress = opts.simProgress("fig9b-llama4-1m")
 		var err error
 		if res, err = fig12Runs(su, opts.Workers, true); err != nil {
 			return v, err
 		}
 	}
-	for _, rd := range dash.Readings() {
+	for _, rd := range opts.readings() {
 		nom, relay := res.Nominal[rd], res.RelayOnly[rd]
 		if nom.E2E == 0 || relay.E2E == 0 {
 			continue
@@ -312,12 +382,16 @@ func runFig12(opts Options, art *Artifacts) (values, error) {
 	var v values
 	su := DefaultFig12Setup()
 	su.Progress = opts.simProgress("fig12")
+	su.Readings, su.Knobs = opts.readings(), opts.Knobs
+	if len(opts.Knobs) > 0 { // a what-if of the system: only the runs behind the paper's ids
+		su.PageSizes, su.TReads, su.Links, su.TProgs, su.ProgramModels = nil, nil, nil, Fig12ProgramTProgs, nil
+	}
 	res, err := Fig12Study(su, opts.Workers)
 	if err != nil {
 		return v, err
 	}
 	art.Fig12 = res
-	for _, rd := range dash.Readings() {
+	for _, rd := range su.Readings {
 		sfx := ReadingSuffix(rd)
 		kv := res.Nominal[rd].KV
 		how := fmt.Sprintf("Llama 4 Maverick 1/4K/1M on dash, %v reading: decode KV in HBM up to the planner's budget %v (HBM less the replicated weights and the workspace), %d page waves written back from step %d",
@@ -326,9 +400,15 @@ func runFig12(opts Options, art *Artifacts) (values, error) {
 		v.Set("fig12.kv_hbf_gb"+sfx, kv.HBF().GB(), how+fmt.Sprintf("; prompt KV %v + written-back decode KV %v", kv.PrefillHBF, kv.DecodeHBF))
 		for _, p := range res.Sweep(summary.Fig12TProg, rd) {
 			if id := fig12StallIDs[p.Value]; id != "" {
-				v.Set(id+sfx, p.Stall.Seconds(), fmt.Sprintf("%v reading, t_PROG %s: program busy %v over the stacks, E2E %v against %v with programs taking no time",
-					rd, p.Label, p.ProgramBusy, p.Result.E2E, p.Result.E2E-p.Stall))
+				v.Set(id+sfx, p.Stall.Seconds(), fmt.Sprintf("%v reading, program model %s, t_PROG %s: program busy %v over the stacks, E2E %v against %v with programs taking no time",
+					rd, res.OwnModel(), p.Label, p.ProgramBusy, p.Result.E2E, p.Result.E2E-p.Stall))
 			}
+		}
+	}
+	for _, p := range res.Programs {
+		if id := fig12StallIDs[float64(p.TProg)/1e3]; id != "" && !p.Default {
+			v.Set(id+"."+ProgramVariant(p.Model), p.Stall.Seconds(), fmt.Sprintf("paper reading, program model %s, t_PROG %v: program busy %v over the stacks, %d suspensions, E2E %v against %v with programs taking no time",
+				p.Model, p.TProg, p.ProgramBusy, p.Suspends, p.Result.E2E, p.Result.E2E-p.Stall))
 		}
 	}
 	return v, nil

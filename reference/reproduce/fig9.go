@@ -93,8 +93,8 @@ func fig9aSpecs(r dash.Reading) []summary.Case {
 
 func runFig9a(opts Options, art *Artifacts) (values, error) {
 	var v values
-	for _, r := range dash.Readings() {
-		points := Sweep(fig9aSpecs(r), opts.Workers)
+	for _, r := range opts.readings() {
+		points := Sweep(opts.withKnobs(fig9aSpecs(r)), opts.Workers)
 		sum := SummariseFig9(points)
 		f := art.Fig9[r]
 		f.A = sum
@@ -230,8 +230,8 @@ func fig9bSpecs(r dash.Reading) []summary.Case {
 
 func runFig9b(opts Options, art *Artifacts) (values, error) {
 	var v values
-	for _, r := range dash.Readings() {
-		points := Sweep(fig9bSpecs(r), opts.Workers)
+	for _, r := range opts.readings() {
+		points := Sweep(opts.withKnobs(fig9bSpecs(r)), opts.Workers)
 		sum := SummariseFig9(points)
 		f := art.Fig9[r]
 		f.B = sum

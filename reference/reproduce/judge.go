@@ -54,10 +54,10 @@ func judge(id string, r dash.Reading, simulated float64, w summary.WhatIf) (summ
 	}
 	setSimulated(&row, e, simulated)
 	if r != dash.ReadingPaper {
-		row.ID, row.Reading, row.Pass = id+ReadingSuffix(r), r.String(), nil
+		row.ID, row.Reading, row.Within, row.Pass = id+ReadingSuffix(r), r.String(), row.Pass, nil
 	}
 	if w.Any() {
-		row.WhatIf, row.Pass = true, nil
+		row.WhatIf, row.Pass, row.Within = true, nil, nil
 	}
 	return row, nil
 }
@@ -65,7 +65,7 @@ func judge(id string, r dash.Reading, simulated float64, w summary.WhatIf) (summ
 // Variants are the id suffixes (after a reading's) of values reported beside a
 // checked one that differ from it by something other than the reading of t_R:
 // Fig. 10 on the measured host, Fig. 12's write stalls under each NAND program model.
-var Variants = []string{VariantMeasuredHost}
+var Variants = []string{VariantMeasuredHost, "program_stack", "program_planes", "program_suspend"}
 
 // VariantMeasuredHost is Fig. 10 on the host the offload primitives were measured on
 // (the checked values use the paper's Xeon, derived from it).
@@ -76,6 +76,9 @@ func judgeVariant(id string, r dash.Reading, variant string, simulated float64, 
 	row, err := judge(id, r, simulated, w)
 	if err != nil || variant == "" {
 		return row, err
+	}
+	if row.Pass != nil {
+		row.Within = row.Pass
 	}
 	row.ID, row.Reading, row.Variant, row.Pass = row.ID+"."+variant, r.String(), variant, nil
 	return row, nil

@@ -118,3 +118,12 @@ func withKnobs(first, then []dash.Setting) []dash.Setting {
 	}
 	return append(slices.Clone(first), then...)
 }
+
+// CheckedReadingNote says which reading of t_R the paper ids are checked under, and
+// why (README's "Where the reproduction stands" says the same with the tally).
+const CheckedReadingNote = "The paper ids are checked under the paper reading (t_R a readiness latency, overlapped by double buffering: " +
+	"§II-B \"predictable accesses can hide t_R through prefetching and double buffering\", §IV-A \"NAND sensing and shared-TSV SRAM fills are ... overlapped through double buffering\", " +
+	"§V-B \"double buffering overlaps this preparation with transmission\"). The physical reading is the stated part (one page wave per t_R, §VI-A, §VI-F); " +
+	"the serial reading pays each transfer chunk's t_R before its transfer, never overlapped: what a simulator that adds t_R per request computes. " +
+	"Its values are reported beside the checked ones (id suffix .serial) whatever it passes, since the paper's text says the opposite of it; " +
+	"the table counts how many ids each reading would pass."

@@ -32,11 +32,43 @@ type Options struct {
 	// Progress, when set, is called before each group runs (done groups so far, of
 	// total) and once at the end (done == total, group "").
 	Progress func(group string, done, total int)
+	// Readings, when set, are the readings of t_R the memory-system groups run
+	// (nil: dash.Readings()); Knobs are settings applied first to every one of
+	// their cases (the assumption table runs the groups so). Their rows are then
+	// what-ifs of the paper's experiment, values to compare with the paper run's.
+	Readings []dash.Reading
+	Knobs    []dash.Setting
+	// Assumptions, on a whole reproduction, also runs the assumption study
+	// (AssumptionStudy: the memory-system groups again with the HBM array rate
+	// and the TSV rate at half and twice their assumed values, into
+	// Artifacts.Assumptions): four more runs of those groups.
+	Assumptions bool
 	// SimProgress, when set, is told how many of a group's simulations have finished
 	// (done of total), by the groups whose runs are long (fig12 and fig9b-llama4-1m:
 	// million-token decodes; serving: each phase of each reading's study counts
 	// afresh), from one goroutine at a time.
 	SimProgress func(group string, done, total int)
+}
+
+// readings are the readings of t_R the groups run.
+func (o Options) readings() []dash.Reading {
+	if o.Readings != nil {
+		return o.Readings
+	}
+	return dash.Readings()
+}
+
+// withKnobs applies o.Knobs first to every case (a case's own settings win).
+func (o Options) withKnobs(cs []summary.Case) []summary.Case {
+	if len(o.Knobs) == 0 {
+		return cs
+	}
+	out := make([]summary.Case, len(cs))
+	for i, c := range cs {
+		c.Knobs = withKnobs(o.Knobs, c.Knobs)
+		out[i] = c
+	}
+	return out
 }
 
 // simProgress is opts.SimProgress for group g (nil when unset).
@@ -197,7 +229,7 @@ func Run(opts Options) (Report, error) {
 			}
 			o := r
 			setSimulated(&o, e, x)
-			o.ID, o.Pass, o.Reading, o.Detail = id, nil, rd.String(), all.detail[id]
+			o.ID, o.Within, o.Pass, o.Reading, o.Detail = id, o.Pass, nil, rd.String(), all.detail[id]
 			others = append(others, o)
 		}
 		for _, rd := range dash.Readings() {
@@ -209,7 +241,7 @@ func Run(opts Options) (Report, error) {
 				}
 				o := r
 				setSimulated(&o, e, x)
-				o.ID, o.Pass, o.Reading, o.Variant, o.Detail = id, nil, rd.String(), vn, all.detail[id]
+				o.ID, o.Within, o.Pass, o.Reading, o.Variant, o.Detail = id, o.Pass, nil, rd.String(), vn, all.detail[id]
 				others = append(others, o)
 			}
 		}
@@ -217,6 +249,18 @@ func Run(opts Options) (Report, error) {
 			r.Reading = dash.ReadingPaper.String()
 		}
 		rep.Rows = append(append(rep.Rows, r), others...)
+	}
+	if opts.Assumptions && len(opts.Groups) == 0 && len(opts.Knobs) == 0 && opts.Readings == nil && opts.Only == "" {
+		start := time.Now()
+		if opts.Progress != nil {
+			opts.Progress("assumptions", len(run), len(run)+1)
+		}
+		t, err := AssumptionStudy(opts, rep.Rows)
+		if err != nil {
+			errs = append(errs, err)
+		}
+		rep.Artifacts.Assumptions = t
+		rep.Artifacts.figureTime("assumption table", time.Since(start))
 	}
 	if len(rep.Rows) == 0 && len(errs) == 0 {
 		errs = append(errs, fmt.Errorf("no paper id starts with %q", opts.Only))

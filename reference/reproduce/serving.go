@@ -43,8 +43,8 @@ func ServingExperiments(sched serve.Scheduler, r dash.Reading, knobs ...dash.Set
 
 // servingStudy is the paper's Table III study under a reading (exact
 // passes unless approx is set).
-func servingStudy(r dash.Reading, approx serve.Approx, workers int) (serve.Study, error) {
-	exps, err := ServingExperiments(serve.PaperScheduler(), r)
+func servingStudy(r dash.Reading, approx serve.Approx, workers int, knobs ...dash.Setting) (serve.Study, error) {
+	exps, err := ServingExperiments(serve.PaperScheduler(), r, knobs...)
 	if err != nil {
 		return serve.Study{}, err
 	}
@@ -70,8 +70,8 @@ func init() {
 
 func runServing(opts Options, art *Artifacts) (values, error) {
 	var v values
-	for _, r := range dash.Readings() {
-		st, err := servingStudy(r, servingApprox(r), opts.Workers)
+	for _, r := range opts.readings() {
+		st, err := servingStudy(r, servingApprox(r), opts.Workers, opts.Knobs...)
 		if err != nil {
 			return v, err
 		}

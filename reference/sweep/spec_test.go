@@ -187,7 +187,7 @@ axes:
 		t.Errorf("page size beside an explicit region: %+v", pt.System)
 	}
 	for _, bad := range []struct{ spec, want string }{
-		{"axes: [{path: overrides.hbf.reading, values: [paper, sideways]}]", `reading "sideways": want paper or physical`},
+		{"axes: [{path: overrides.hbf.reading, values: [paper, sideways]}]", `reading "sideways": want paper, physical or serial`},
 		{"axes: [{path: overrides.hbf.page_size, values: [4 KiB, -4 KiB]}]", "hbf.page_size = -4 KiB"},
 		{"axes: [{path: knobs.page_size, values: [4 KiB]}]", "the knobs section is gone: every knob is an override path (overrides.hbf.page_size"},
 		{"knobs: {reading: paper}\naxes: [{path: workload.batch, values: [1]}]", "the knobs section is gone"},
