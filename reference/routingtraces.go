@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 
 	"github.com/dashlab/dashlab/dash"
 	"github.com/dashlab/dashlab/dash/routing"
@@ -24,6 +25,16 @@ func RoutingTraces() []string {
 		out = append(out, e.Name())
 	}
 	return out
+}
+
+func init() {
+	routing.RegisterShipped(func(name string) (*routing.Trace, bool, error) {
+		if !slices.Contains(RoutingTraces(), name) {
+			return nil, false, nil
+		}
+		t, err := RoutingTrace(name)
+		return t, true, err
+	})
 }
 
 // RoutingTrace reads a shipped routing trace by file name.

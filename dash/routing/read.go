@@ -90,13 +90,21 @@ const maxCached = 8
 
 // ReadCached is Read, keeping the traces it read: a sweep that builds one
 // experiment per point reads a trace once while the file is unchanged (its
-// absolute path, size and modification time).
+// absolute path, size and modification time). A bare file name that names
+// no file is looked up among the traces shipped with the program
+// (RegisterShipped), so that workload.routing.file names a shipped trace
+// from every place a knob is set (--set, sweeps, builders).
 func ReadCached(path string) (*Trace, error) {
 	abs, err := filepath.Abs(path)
 	if err != nil {
 		return Read(path)
 	}
 	st, err := os.Stat(abs)
+	if err != nil && filepath.Base(path) == path {
+		if t, ok, serr := shippedTrace(path); ok {
+			return t, serr
+		}
+	}
 	if err != nil || !st.Mode().IsRegular() {
 		return Read(path)
 	}
@@ -118,4 +126,29 @@ func ReadCached(path string) (*Trace, error) {
 	cached.m[key] = t
 	cached.Unlock()
 	return t, nil
+}
+
+// shipped resolves the name of a trace shipped with the program (package
+// reference registers its embedded traces); nil: none registered.
+var shipped struct {
+	sync.Mutex
+	find func(name string) (t *Trace, ok bool, err error)
+}
+
+// RegisterShipped sets how ReadCached finds a shipped trace by name: find
+// reports ok false for a name it does not ship.
+func RegisterShipped(find func(name string) (t *Trace, ok bool, err error)) {
+	shipped.Lock()
+	shipped.find = find
+	shipped.Unlock()
+}
+
+func shippedTrace(name string) (*Trace, bool, error) {
+	shipped.Lock()
+	find := shipped.find
+	shipped.Unlock()
+	if find == nil {
+		return nil, false, nil
+	}
+	return find(name)
 }

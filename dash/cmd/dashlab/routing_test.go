@@ -100,3 +100,14 @@ func TestRoutingStudy(t *testing.T) {
 		t.Errorf("a cache the HBM cannot hold: exit %d: %s", code, errs)
 	}
 }
+
+// A shipped trace named by a knob (--set) resolves as in an experiment
+// file, and serving prints what per-token routing did.
+func TestRoutingShippedTraceBySetting(t *testing.T) {
+	code, out, errs := dashlab("serve", "--model", "mixtral-8x22b", "--system", "dash", "--rate", "1", "--requests", "4", "--warmup", "0",
+		"--prompt", "128", "--output", "8",
+		"--set", "workload.routing.kind=trace", "--set", "workload.routing.file=mixtral-8x22b-synthetic.parquet")
+	if code != 0 || !strings.Contains(out, "routing (trace, mixtral-8x22b-synthetic.parquet)") || strings.Contains(out, "decode step P50 0ns") {
+		t.Fatalf("exit %d: %s %s", code, out, errs)
+	}
+}

@@ -19,6 +19,7 @@ import (
 
 	"github.com/dashlab/dashlab/dash"
 	"github.com/dashlab/dashlab/dash/serve"
+	"github.com/dashlab/dashlab/dash/sim"
 	"github.com/dashlab/dashlab/reference"
 )
 
@@ -54,6 +55,9 @@ type serveRun struct {
 	SimTimeS    float64           `json:"sim_time_s"`
 	WallS       float64           `json:"wall_s,omitempty"`
 	Interrupted bool              `json:"interrupted"`
+	// Routing is what per-token routing did (workload.routing kinds trace
+	// and synthetic; absent for the formula kinds).
+	Routing *sim.RoutingStats `json:"routing,omitempty" csv:"-"`
 }
 
 func runServe(args []string, _ io.Reader, stdout, stderr io.Writer) error {
@@ -284,7 +288,7 @@ func serveRows(runs []*serve.Run, trace bool) (rows []serveRun, notStarted []str
 		}
 		r := serveRun{Requests: run.Requests, Completed: run.Completed, Rejected: len(run.Rejections), Rejections: run.Rejections,
 			Summary: run.Summarize(), Passes: run.Passes, Replays: run.Replays, SimTimeS: run.SimTime.Seconds(),
-			WallS: run.Wall.Seconds(), Interrupted: run.Interrupted}
+			WallS: run.Wall.Seconds(), Interrupted: run.Interrupted, Routing: run.Routing}
 		if !trace {
 			r.Seed = uint64(i + 1)
 		}
@@ -339,6 +343,11 @@ func printServe(w io.Writer, o serveOutput) {
 			fmt.Sprintf("%d (%d)", r.Passes, r.Replays), fmt.Sprintf("%.2fs", r.WallS))
 	}
 	t.write(w)
+	for _, r := range o.Runs {
+		if r.Routing != nil {
+			printRouting(w, r.Routing)
+		}
+	}
 	for _, r := range o.Runs {
 		for _, rj := range r.Rejections {
 			fmt.Fprintf(w, "rejected request %d: %s\n", rj.ID, rj.Reason)
