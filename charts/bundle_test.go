@@ -85,6 +85,14 @@ func TestSliderStates(t *testing.T) {
 	if !strings.HasPrefix(b.SVG, "<svg") || !strings.HasPrefix(b.Text, `Chart "Example throughput"`) {
 		t.Errorf("bundle image %.20q, text %q", b.SVG, b.Text)
 	}
+	// A figure's charts are nested in its wrapper: the bundle still carries the first.
+	fig, err := Figure{ID: "s_fig", Title: "A figure", Charts: []Chart{exampleBar(t)}, Caption: "one chart in the figure's wrapper"}.HTML()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fb, err := SliderStates("s", fig, axes, []int{1, 2}, states); err != nil || !strings.HasPrefix(fb.SVG, "<svg") || !strings.HasPrefix(fb.Text, `Chart "Example throughput"`) {
+		t.Errorf("a figure under sliders: bundle image %.20q, text %q, error %v", fb.SVG, fb.Text, err)
+	}
 	if _, err := SliderStates("s", view, axes, []int{1, 2}, states[:5]); err == nil {
 		t.Error("5 states for 6 positions accepted")
 	}

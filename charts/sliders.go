@@ -34,7 +34,7 @@ func WithoutStatic(h template.HTML) template.HTML {
 // base64-encoded in the page, switched by a few lines of script as the sliders move (the
 // browser's DecompressionStream unpacks them on the first move; no kernel is involved).
 // states[k] is the HTML at positions k in mixed radix, the last axis fastest. The
-// bundle's image and text are those of the view's first chart.
+// bundle's image and text are those of the view's first chart, wherever it is nested.
 func SliderStates(id string, view template.HTML, axes []SliderAxis, start []int, states []string) (Bundle, error) {
 	n := 1
 	for _, a := range axes {
@@ -103,12 +103,8 @@ function show() {
 if (typeof DecompressionStream === "undefined") { return; }
 inputs.forEach(function (inp) { inp.addEventListener("input", show); });
 })();</script></div>`)
-	out := Bundle{HTML: template.HTML(b.String())}
-	for _, part := range Bundles(view) {
-		if part.SVG != "" {
-			out.SVG, out.Text = part.SVG, part.Text
-			break
-		}
-	}
-	return out, nil
+	// The view's first static image, top level or nested in a figure (a figure of several
+	// charts under sliders, as notebook 02's route timelines: Bundles does not split it).
+	first := chartBundle(string(view))
+	return Bundle{HTML: template.HTML(b.String()), SVG: first.SVG, Text: first.Text}, nil
 }
