@@ -259,11 +259,37 @@ def check_lab(notebooks):
 
 # ---------- (b) an exported page with JavaScript disabled ----------
 
-def check_nojs(page_path, nb, min_charts=1):
+# An <img> element, its attributes in any order and quoting (nbconvert's export writes them
+# again: alphabetical, single quotes around a value holding double quotes).
+IMG_RE = re.compile(r"""<img\b(?:[^>"']|"[^"]*"|'[^']*')*>""")
+STATIC_CLASS_RE = re.compile(r"""\bclass=(["'])(?:(?!\1).)*\bdashlab-static\b""")
+
+
+def without_static(page_path, out_path):
+    """Writes the page without its static images (the negative control of (b))."""
+    with open(page_path, encoding="utf-8") as f:
+        s = f.read()
+    s, n = IMG_RE.subn(lambda m: "" if STATIC_CLASS_RE.search(m.group(0)) else m.group(0), s)
+    if any(STATIC_CLASS_RE.search(m.group(0)) for m in IMG_RE.finditer(s)):
+        raise SystemExit(f"nbcheck: static images left in {out_path}")
+    with open(out_path, "w", encoding="utf-8") as f:
+        f.write(s)
+
+
+def check_nojs(page_path, nb, min_charts=1, no_static=False):
     """With nb, every chart of the executed notebook; without, every chart element of the
-    page (at least min_charts of them)."""
+    page (at least min_charts of them). no_static: the page without its static images
+    (a negative control: it must fail)."""
     from playwright.sync_api import sync_playwright
     want = expected_charts(read_nb(nb)) if nb else None
+    if no_static:
+        tmp = tempfile.mkdtemp(prefix="nbcheck-nostatic-")
+        stripped = os.path.join(tmp, os.path.basename(page_path))
+        without_static(page_path, stripped)
+        try:
+            return check_nojs(stripped, nb, min_charts)
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
     with sync_playwright() as p:
         b = browser(p)
         ctx = b.new_context(java_script_enabled=False, viewport={"width": 1280, "height": 1000})
@@ -571,6 +597,7 @@ def main():
     s.add_argument("page")
     s.add_argument("notebook", nargs="?", help="the executed notebook the page was exported from (default: every chart on the page)")
     s.add_argument("--min-charts", type=int, default=1)
+    s.add_argument("--without-static", action="store_true", help="negative control: the page without its static images (must fail)")
     sub.add_parser("stripped").add_argument("notebooks", nargs="+")
     s = sub.add_parser("pdf")
     s.add_argument("notebooks", nargs="+")
@@ -586,7 +613,7 @@ def main():
     if a.cmd == "lab":
         check_lab(a.notebooks)
     elif a.cmd == "nojs":
-        check_nojs(a.page, a.notebook, a.min_charts)
+        check_nojs(a.page, a.notebook, a.min_charts, a.without_static)
     elif a.cmd == "stripped":
         check_stripped(a.notebooks)
     elif a.cmd == "pdf":
