@@ -13,7 +13,7 @@
 #      (run-notebooks.sh -r/-p --no-code): the values are set and said, the code left out; a
 #      name the parameters cell does not declare fails
 #  3c. the shared-notebook checks of docker/nbcheck.py, in headless Chromium:
-#      (a) executed notebooks (CHECK_LAB: 00, 05, 11, 99) reopened untrusted in JupyterLab 4 and
+#      (a) executed notebooks (CHECK_LAB: 00, 05, 11, 12, 99) reopened untrusted in JupyterLab 4 and
 #          Notebook 7 show every chart; (b) every exported page with JavaScript disabled shows every chart,
 #          and a page without its static images must fail (negative control); (c) every
 #          notebook rendered with its scripts stripped shows every chart; (d) nbconvert's
@@ -130,9 +130,9 @@ nbcheck() { # nbcheck ARGS...: docker/nbcheck.py, GoNB's and Jupyter's logs kept
   return 1
 }
 # (a) on a few notebooks (each takes a JupyterLab and a Notebook 7 page, 20-30 s on a loaded
-# machine): the overview, the one with the most charts, the cluster's, and the one with a
+# machine): the overview, the one with the most charts, the newest (cluster, routing), and the one with a
 # slider of its own.
-CHECK_LAB=${CHECK_LAB-00-overview 05-throughput-latency 11-cluster 99-design-your-own}
+CHECK_LAB=${CHECK_LAB-00-overview 05-throughput-latency 11-cluster 12-routing 99-design-your-own}
 check_lab() {
   local n list=()
   for n in $CHECK_LAB; do list+=("$executed/$n.ipynb"); done
