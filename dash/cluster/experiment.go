@@ -384,7 +384,7 @@ func (e *Experiment) buildStages(w dash.WorkloadSpec) error {
 					st.placement[l] = shared
 					continue
 				}
-				lp := e.placement.place(e.routing.popularity(s*per+l, m.FFN.RoutedExperts), w)
+				lp := e.placement.place(e.routing.popularity(s*per+l, m.FFN.RoutedExperts, m.FFN.TopK), w)
 				st.placement[l] = &lp
 				if e.routing.kind() == RoutingBalanced {
 					shared = &lp

@@ -44,7 +44,8 @@ type RoutingSpec struct {
 	// Kind is balanced (the paper's analytical routing: every expert
 	// equally popular, rows spread over as many experts as the tokens
 	// select) or zipf (popularity of the expert of rank r proportional to
-	// 1/r^s over a seeded permutation per layer).
+	// 1/r^s over a seeded permutation per layer; an expert's share of the
+	// pairs is capped at one pair a token, see pairShares).
 	Kind string `yaml:"kind,omitempty" knob:"| the routing distribution of the cluster's loads (empty: balanced) | balanced, zipf | the paper's balanced routing (§VI-A); Zipf popularity per layer"`
 	// ZipfS is the exponent s of kind zipf (above 0, at most 100).
 	ZipfS float64 `yaml:"zipf_s,omitempty" knob:"s | Zipf exponent of kind zipf (above 0) | 0..100 | a skew parameter"`
@@ -80,9 +81,57 @@ func (r RoutingSpec) validate() error {
 	return nil
 }
 
+// pairShares is the share of a layer's token-expert pairs each of e
+// experts receives when every token selects k distinct ones, from the
+// popularity p (summing to 1): p itself where no expert would be selected
+// by more than every token, and otherwise each such expert capped at 1/k
+// (selected by every token) with the rest spread over the others in
+// proportion to p, repeated until none exceeds the cap (the inclusion
+// probabilities of sampling in proportion to size without replacement,
+// pi = min(1, c p): Hájek 1964; Särndal, Swensson and Wretman 1992 §3.6).
+func pairShares(p []float64, k int) []float64 {
+	out := append([]float64(nil), p...)
+	if k <= 1 || k >= len(p) {
+		if k >= len(p) { // every token selects every expert
+			for i := range out {
+				out[i] = 1 / float64(len(p))
+			}
+		}
+		return out
+	}
+	limit := 1 / float64(k)
+	capped := make([]bool, len(p))
+	for range len(p) {
+		n, rest := 0, 0.0
+		for i, c := range capped {
+			if c {
+				n++
+			} else {
+				rest += p[i]
+			}
+		}
+		left := 1 - float64(n)*limit
+		over := false
+		for i, c := range capped {
+			if c {
+				out[i] = limit
+				continue
+			}
+			out[i] = left * p[i] / rest
+			if out[i] > limit*(1+1e-12) {
+				capped[i], over = true, true
+			}
+		}
+		if !over {
+			return out
+		}
+	}
+	return out
+}
+
 // popularity is the share of a layer's token-expert pairs each of e
-// experts receives (summing to 1).
-func (r RoutingSpec) popularity(layer, e int) []float64 {
+// experts receives (summing to 1; see pairShares for k).
+func (r RoutingSpec) popularity(layer, e, k int) []float64 {
 	p := make([]float64, e)
 	if r.kind() == RoutingBalanced {
 		for i := range p {
@@ -100,7 +149,7 @@ func (r RoutingSpec) popularity(layer, e int) []float64 {
 	for i := range p {
 		p[i] /= sum
 	}
-	return p
+	return pairShares(p, k)
 }
 
 // layerPlacement is where one MoE layer's experts live: the copies of each
