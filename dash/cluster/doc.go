@@ -65,7 +65,9 @@
 //     tokens per GPU are the routing distribution's expectation (drawn
 //     token by token with sampled loads and at most 8192 pairs a group).
 //   - A stage's straggler is the heaviest attention group (by tokens, then
-//     context) with each MoE layer's most loaded GPU; loads are the routing
+//     context) with each MoE layer's heaviest load (the most rows any GPU
+//     has with the most experts any GPU reads: an upper bound when two
+//     GPUs are heaviest in each); loads are the routing
 //     distribution's expectation unless routing.loads is sampled (every
 //     pass draws its tokens' experts from the cluster's own distribution:
 //     no temporal repetition or cross-layer paths, which package routing's

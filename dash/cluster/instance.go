@@ -20,11 +20,13 @@ import (
 // of a stage runs the same shard program but for two inputs: the rows of
 // its attention group and the rows the dispatch brings to its experts. The
 // engine therefore runs one GPU per stage pass: the straggler, with the
-// attention rows of the heaviest group and, in every MoE layer, the expert
-// load of that layer's most loaded GPU. That is exact when one GPU is the
-// slowest in every phase (identical GPUs under balanced routing, where it
-// is any GPU) and otherwise the sum over layers of each phase's slowest
-// GPU, an upper bound of any single GPU. Collectives do not overlap the
+// attention rows of the heaviest group and, in every MoE layer, the
+// heaviest expert load of that layer: the most rows any GPU processes with
+// the most experts any GPU reads (at decode the GPU reading the most
+// experts is the slowest, in prefill the one with the most rows). That is
+// exact when one GPU is the heaviest in every phase (identical GPUs under
+// balanced routing, where it is any GPU) and otherwise an upper bound of
+// any single GPU. Collectives do not overlap the
 // GPU's work (as in vLLM and SGLang without two-batch overlap): a stage
 // pass is its GPU time plus its collectives, placed between the layers'
 // halves. With one stage, passes never overlap on the fabric, so every
@@ -424,7 +426,7 @@ func (in *Instance) plan(s int, rows []sim.Row) (*plan, error) {
 			ll = loadOf(lp, tokens, m.FFN.TopK, t, hidden, balanced, in.exp.dispatch)
 			loads[lp] = ll
 		}
-		pl.part.Experts[l] = withCache(l, ll.straggler, ll.loads[ll.straggler])
+		pl.part.Experts[l] = withCache(l, ll.reader, ll.heaviest())
 		pl.straggle += int64(ll.loads[ll.straggler].Rows)
 		all := 0
 		for _, x := range ll.loads {

@@ -96,6 +96,7 @@ type layerLoad struct {
 	pairs     [][]int // dispatch pairs i -> j (nil: every GPU holds every token)
 	sent      [][]int // rows sent i -> j: the pairs, or the distinct tokens (DispatchSpec.Dedup)
 	straggler int     // the GPU with the most rows (then the most active experts)
+	reader    int     // the GPU with the most active experts (then the most rows)
 	// The dispatch and combine all-to-alls' byte matrices.
 	dispatch, combine [][]unit.Bytes
 }
@@ -163,12 +164,27 @@ func loadOf(lp *layerPlacement, tokens []int, k, t int, hidden int, balanced boo
 			active = min(slots, rows[j], max(min(1, rows[j]), int(math.Round(e))))
 		}
 		ll.loads[j] = sim.ExpertLoad{Active: active, Rows: rows[j]}
-		s := ll.loads[ll.straggler]
-		if rows[j] > s.Rows || rows[j] == s.Rows && active > s.Active {
-			ll.straggler = j
-		}
+		ll.pick(j)
 	}
 	return ll
+}
+
+// pick updates the straggler and the reader with GPU j's load.
+func (ll *layerLoad) pick(j int) {
+	x, s, r := ll.loads[j], ll.loads[ll.straggler], ll.loads[ll.reader]
+	if x.Rows > s.Rows || x.Rows == s.Rows && x.Active > s.Active {
+		ll.straggler = j
+	}
+	if x.Active > r.Active || x.Active == r.Active && x.Rows > r.Rows {
+		ll.reader = j
+	}
+}
+
+// heaviest is the layer's load on the stage's slowest GPU, bounded above:
+// the most rows any GPU processes with the most experts any GPU reads (one
+// GPU's load when one is heaviest in both, as under balanced routing).
+func (ll *layerLoad) heaviest() sim.ExpertLoad {
+	return sim.ExpertLoad{Active: ll.loads[ll.reader].Active, Rows: ll.loads[ll.straggler].Rows}
 }
 
 func sortDurations(d []unit.Duration) { slices.Sort(d) }

@@ -177,10 +177,7 @@ func sampleLoad(lp *layerPlacement, tokens []int, k, t, hidden int, d DispatchSp
 			}
 		}
 		ll.loads[g] = sim.ExpertLoad{Active: active, Rows: rows[g]}
-		s := ll.loads[ll.straggler]
-		if rows[g] > s.Rows || rows[g] == s.Rows && active > s.Active {
-			ll.straggler = g
-		}
+		ll.pick(g)
 	}
 	return ll
 }
