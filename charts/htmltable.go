@@ -74,3 +74,34 @@ func ReadingTallyTable(caption string, readings []string, tally []summary.Readin
 	}
 	return HTMLTable(caption, head, rows)
 }
+
+// AssumptionTable tabulates summary.AssumptionTable: each id's checked value and its
+// value with each assumed parameter at each factor of its assumed value, with the
+// verdict a value would get (an asterisk marks a verdict that differs from the
+// checked one's), the ids that move most first.
+func AssumptionTable(caption string, t *summary.AssumptionTable) template.HTML {
+	head := []string{"id", "paper", "checked"}
+	for _, p := range t.Params {
+		for _, f := range t.Factors {
+			head = append(head, fmt.Sprintf("%s x %g", p.Label, f))
+		}
+	}
+	head = append(head, "largest change")
+	verdict := func(pass bool) string { return map[bool]string{true: "pass", false: "FAIL"}[pass] }
+	var rows [][]string
+	for _, r := range t.Movers(0) {
+		row := []string{r.ID, fmtNum(r.Paper, r.Unit), fmtNum(r.Base, r.Unit) + " (" + verdict(r.PassBase) + ")"}
+		for p := range r.Values {
+			for f, v := range r.Values[p] {
+				mark := ""
+				if r.Pass[p][f] != r.PassBase {
+					mark = "*"
+				}
+				row = append(row, fmtNum(v, r.Unit)+" ("+verdict(r.Pass[p][f])+mark+")")
+			}
+		}
+		row = append(row, fmt.Sprintf("%.1f%%", 100*r.RelSpread()))
+		rows = append(rows, row)
+	}
+	return HTMLTable(caption, head, rows)
+}

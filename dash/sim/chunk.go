@@ -1,6 +1,9 @@
 package sim
 
-import "github.com/dashlab/dashlab/dash/unit"
+import (
+	"github.com/dashlab/dashlab/dash"
+	"github.com/dashlab/dashlab/dash/unit"
+)
 
 // transferChunk is the size of the chunks HBF data move in: the largest
 // whole fraction of the page wave, at most half of it, that fits in one
@@ -42,4 +45,12 @@ func transferChunk(wavePages int, page, region unit.Bytes) unit.Bytes {
 		}
 	}
 	return unit.Bytes(best) * page
+}
+
+// TransferChunk is the size of the chunks a system's HBF data move in (see
+// transferChunk): what the serial reading pays t_R before
+// (dash.HBFSpec.ChunkReadRate).
+func TransferChunk(s dash.SystemSpec) unit.Bytes {
+	h := s.HBF
+	return transferChunk(h.Dies*h.PlanesPerDie*h.SubarraysPerPlane, h.PageSize, s.HBM.RelaySRAM.RegionSize)
 }

@@ -31,7 +31,7 @@ type section func(p *charts.Page, rep reproduce.Report) error
 // sections are the page's parts after the summary, in order.
 var sections = []section{
 	readingsSection, catalogueSection, gpuSection, fig9Sections, fig11Section, fig12Section, servingSection,
-	fig10Section, costSection, energySection, enduranceSection, clusterSection, routingSection, routeSection,
+	fig10Section, costSection, energySection, enduranceSection, clusterSection, routingSection, assumptionSection, routeSection,
 }
 
 // Build lays the reproduction out on a page: a summary by id group, every figure the

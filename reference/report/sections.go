@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/dashlab/dashlab/charts"
 	"github.com/dashlab/dashlab/dash"
@@ -38,6 +39,25 @@ func readingsSection(p *charts.Page, rep reproduce.Report) error {
 	p.Section("Three readings of t_R", reproduce.CheckedReadingNote)
 	p.HTML(charts.ReadingTallyTable("Paper ids computed under every reading of t_R: how many each reading passes (the checked reading's verdicts; "+
 		"the others' values against the same tolerances)", names, tally))
+	return nil
+}
+
+// assumptionSection draws the assumption table (reproduce --assumptions): which ids
+// rest on the parameters the paper never states.
+func assumptionSection(p *charts.Page, rep reproduce.Report) error {
+	t := rep.Artifacts.Assumptions
+	if t == nil || len(t.Rows) == 0 {
+		return nil
+	}
+	var srcs []string
+	for _, a := range t.Params {
+		srcs = append(srcs, fmt.Sprintf("%s (%s, assumed %s: %s)", a.Label, a.Path, a.Default, a.Source))
+	}
+	p.Section("What the unstated parameters move",
+		"The paper never states two rates the memory system needs: "+strings.Join(srcs, "; ")+". "+
+			"Every memory-system id under the paper reading, rerun with each at half and at twice its assumed value, the ids that move most first; "+
+			fmt.Sprintf("an asterisk marks a verdict that differs from the checked value's (%d of the table's cells).", t.VerdictChanges()))
+	p.HTML(charts.AssumptionTable("Each id with the HBM array rate and the TSV rate at half and twice their assumed values (paper reading)", t))
 	return nil
 }
 

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/dashlab/dashlab/dash"
+	"github.com/dashlab/dashlab/dash/sim"
 	"github.com/dashlab/dashlab/dash/unit"
 	"github.com/dashlab/dashlab/reference"
 	"github.com/dashlab/dashlab/summary"
@@ -52,8 +53,13 @@ func ComputeFig9BoundOf(r dash.Reading, knobs []dash.Setting) (summary.Fig9Bound
 		if s.Topology.Relay() {
 			sb.Routes++
 		}
-		routes := unit.BytesPerSecond(sb.Routes) * s.Link.Usable
+		// A route carries chunks at the link's rate, or under the serial reading at
+		// chunk / (t_R + chunk / link).
+		routes := unit.BytesPerSecond(sb.Routes) * h.ChunkReadRate(sim.TransferChunk(s), s.Link.Usable)
 		sb.PerStack, sb.Binding = routes, "links"
+		if h.SerialRead {
+			sb.Binding = "links with serial t_R"
+		}
 		if h.TSVBandwidth < sb.PerStack {
 			sb.PerStack, sb.Binding = h.TSVBandwidth, "TSV"
 		}

@@ -158,6 +158,18 @@ func TestFig9Bound(t *testing.T) {
 	if c := paper.Ceiling("relay-only"); c != 2 {
 		t.Errorf("paper ceiling vs RelayOnly %v, want 2", c)
 	}
+	// Serial: each 4 MiB chunk pays 3 us before its 2.62 us transfer, 0.746 TB/s a route.
+	serial, err := computeFig9Bound(dash.ReadingSerial)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, _ = serial.System("dash")
+	if d.Binding != "links with serial t_R" || math.Abs(d.Total.TBps()-4*0.7461) > 0.001 {
+		t.Errorf("serial dash: %+v", d)
+	}
+	if c := serial.Ceiling("relay-only"); math.Abs(c-2) > 1e-9 {
+		t.Errorf("serial ceiling vs RelayOnly %v, want 2", c)
+	}
 	if _, err := computeFig9Bound(dash.ReadingCustom); err == nil {
 		t.Error("custom reading accepted")
 	}

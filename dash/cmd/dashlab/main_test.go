@@ -103,6 +103,9 @@ func TestReproduceJSON(t *testing.T) {
 }
 
 func TestUsageErrors(t *testing.T) {
+	if code, _, errs := dashlab("reproduce", "--only", "table2.", "--assumptions"); code == 0 || !strings.Contains(errs, "--out") {
+		t.Errorf("--assumptions without --out: exit %d: %s", code, errs)
+	}
 	if code, _, _ := dashlab("nonsense"); code != 2 {
 		t.Errorf("unknown command: exit %d", code)
 	}

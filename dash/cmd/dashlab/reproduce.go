@@ -19,12 +19,13 @@ func init() {
 }
 
 func runReproduce(args []string, _ io.Reader, stdout, stderr io.Writer) (err error) {
-	fs := newFlags("reproduce", "reproduce [--only PREFIX] [--format table|json|csv] [--perf] [--workers N] [--out DIR] [--quiet] [--no-cache]", stderr)
+	fs := newFlags("reproduce", "reproduce [--only PREFIX] [--format table|json|csv] [--perf] [--workers N] [--out DIR [--assumptions]] [--quiet] [--no-cache]", stderr)
 	only := fs.String("only", "", "reproduce only the ids that start with PREFIX (e.g. fig9, table2.)")
 	format := fs.String("format", "table", "output format: table, json or csv (one row per paper id)")
 	perf := fs.Bool("perf", false, "with --format json: add each group's wall time (elapsed_s), which differs from run to run")
 	workers := fs.Int("workers", 0, "simulations run at once (0: one per CPU)")
 	out := fs.String("out", "", "also write the HTML report, DIR/index.html: every figure, the full table and the timings, one offline page")
+	assumptions := fs.Bool("assumptions", false, "with --out: also run the assumption study (the memory-system groups again with the HBM array rate and the TSV rate at half and twice their assumed values, under the paper reading) into the report's assumption table; several times the run's time")
 	quiet := fs.Bool("quiet", false, "no progress on stderr (shown after two seconds otherwise)")
 	noCache := fs.Bool("no-cache", false, "recompute, neither reading nor storing the result cache (a second run of the same command with the same binary prints the stored output; 'dashlab cache clear' empties it)")
 	if err := parse(fs, args); err != nil {
@@ -39,6 +40,9 @@ func runReproduce(args []string, _ io.Reader, stdout, stderr io.Writer) (err err
 	if err := checkWorkers(*workers); err != nil {
 		return err
 	}
+	if *assumptions && *out == "" {
+		return fmt.Errorf("reproduce: --assumptions draws the report's assumption table: give --out DIR too")
+	}
 	var cache *reproduceCache
 	if !*noCache {
 		cache = openReproduceCache(args, stderr)
@@ -49,7 +53,7 @@ func runReproduce(args []string, _ io.Reader, stdout, stderr io.Writer) (err err
 	}
 	defer limitMemory()()
 	start := time.Now()
-	opts := reproduce.Options{Only: *only, Workers: *workers, Figures: *out != ""}
+	opts := reproduce.Options{Only: *only, Workers: *workers, Figures: *out != "", Assumptions: *assumptions}
 	var prog *reproduceProgress
 	if !*quiet {
 		prog = newReproduceProgress(stderr)
