@@ -21,7 +21,10 @@
 // expert share, bytes per expert, KV bytes per token), a [SystemSpec] (one
 // [HBMSpec], one [HBFSpec] and one [LinkSpec] part, replicated by a
 // [TopologySpec] of stack pairs with any subset of the GPU-HBM, GPU-HBF and
-// HBM-HBF paths; the engine holds no named system: the paper's four
+// HBM-HBF paths, each link at its own usable rate (a pair may hold several
+// HBM stacks sharing its HBF stack, or no HBF at all); Build compiles it
+// into a [RouteTable], every resource with its rate and every route as a
+// list of hops, which the engine runs; the engine holds no named system: the paper's four
 // configurations, with every value cited, are files of reference/systems), a
 // [WorkloadSpec] and an [ExecutionSpec]. Quantities carry units from package unit: GB is 1e9
 // bytes and GiB 2^30, and a YAML value without its unit is refused.

@@ -181,3 +181,18 @@ func TestRouteTableBadInput(t *testing.T) {
 		t.Errorf("pools taken in both orders: %v", err)
 	}
 }
+
+// TestLinkUsableReadsBack checks that the single-link rates written by
+// WithLinkUsable read back exactly.
+func TestLinkUsableReadsBack(t *testing.T) {
+	in := map[string]unit.BytesPerSecond{"gpu-hbf1": 1.2 * unit.TBps, "hbm0-hbf0": 1234567890123.4567, "gpu-hbm0": 17 * unit.GBps}
+	out, err := TopologySpec{LinkUsable: WithLinkUsable(in)}.SingleLinks()
+	if err != nil || len(out) != len(in) {
+		t.Fatalf("%q: %v, %v", WithLinkUsable(in), out, err)
+	}
+	for k, v := range in {
+		if out[k] != v {
+			t.Errorf("%s: %v read back as %v (%q)", k, v, out[k], WithLinkUsable(in))
+		}
+	}
+}

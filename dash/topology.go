@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/dashlab/dashlab/dash/unit"
@@ -227,7 +228,22 @@ func (t TopologySpec) SingleLinks() (map[string]unit.BytesPerSecond, error) {
 	return out, nil
 }
 
-// WithLinkUsable returns LinkUsable's text for the rates (names in order).
+// exactRate writes r so that it reads back exactly: in TB/s when that is
+// short (1.2 TB/s), else in B/s with every digit.
+func exactRate(r unit.BytesPerSecond) string {
+	if t := strconv.FormatFloat(float64(r)/1e12, 'g', -1, 64); float64(r) == mustFloat(t)*1e12 && len(t) < 8 {
+		return t + " TB/s"
+	}
+	return strconv.FormatFloat(float64(r), 'g', -1, 64) + " B/s"
+}
+
+func mustFloat(s string) float64 {
+	f, _ := strconv.ParseFloat(s, 64)
+	return f
+}
+
+// WithLinkUsable returns LinkUsable's text for the rates (names in order),
+// which reads back to the same rates.
 func WithLinkUsable(rates map[string]unit.BytesPerSecond) string {
 	names := make([]string, 0, len(rates))
 	for n := range rates {
@@ -236,7 +252,7 @@ func WithLinkUsable(rates map[string]unit.BytesPerSecond) string {
 	slices.Sort(names)
 	parts := make([]string, len(names))
 	for i, n := range names {
-		parts[i] = n + "=" + rates[n].String()
+		parts[i] = n + "=" + exactRate(rates[n])
 	}
 	return strings.Join(parts, ", ")
 }

@@ -119,3 +119,24 @@ func TestSystemChanges(t *testing.T) {
 		t.Errorf("an unknown id: %v", got)
 	}
 }
+
+// TestRouteTableErrorsFromFiles checks that an experiment file whose
+// overrides leave the route table unable to carry the model fails at Build
+// with an error naming the field: a memory the GPU cannot reach, a link
+// faster than its raw rate, a single link unknown or without a rate.
+func TestRouteTableErrorsFromFiles(t *testing.T) {
+	for _, c := range []struct{ overrides, field string }{
+		{"{topology: {gpu_hbm: false}}", "topology.gpu_hbm"},
+		{"{topology: {gpu_hbf: false, hbm_hbf: false}}", "topology"},
+		{"{topology: {gpu_hbf_usable: 3 TB/s}}", "topology.gpu_hbf_usable"},
+		{"{topology: {link_usable: \"gpu-hbf9=1 TB/s\"}}", "topology.link_usable: gpu-hbf9"},
+		{"{topology: {link_usable: \"hbm0-hbf0=0 B/s\"}}", "topology.link_usable: hbm0-hbf0"},
+		{"{topology: {hbm_only: true}}", "topology.hbm_only"},
+	} {
+		src := "model: qwen3-235b-a22b\nsystem: dash\nworkload: {batch: 4, prompt: 1024, output: 8}\noverrides: " + c.overrides + "\n"
+		_, err := DecodeExperiment(strings.NewReader(src), "routes.yaml", ".")
+		if err == nil || !strings.Contains(err.Error(), c.field) {
+			t.Errorf("overrides %s: got %v, want an error naming %s", c.overrides, err, c.field)
+		}
+	}
+}

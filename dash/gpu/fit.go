@@ -70,7 +70,7 @@ func fitRoof(samples []sample, init roof) roof {
 }
 
 // maxRidgeExponent bounds the smooth maximum's exponent: at 64 it is within
-// 1.1% of the hard maximum at the ridge.
+// ln(2)/64 (about one percent) of the hard maximum at the ridge.
 const maxRidgeExponent = 64
 
 // goldenMin returns the x in [a, b] that minimises f, a unimodal function,

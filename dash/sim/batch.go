@@ -129,13 +129,14 @@ func NewPasser(exp dash.Experiment, opts Options) (*Passer, error) {
 	e := newEngine(cfg)
 	e.useShortcuts(!opts.NoJump)
 	e.replayAllSegments()
+	e.useAudit(opts)
 	p := &Passer{e: e, exp: exp, pb: newProgramBuilder(exp), noJump: opts.NoJump,
 		memo: NewPassMemo(exp), seen: map[string]struct{}{}, tmpl: map[[2]int]*pass{}}
 	if p.pb.rec, err = newRecorded(exp, p.pb.layers); err != nil {
 		return nil, err
 	}
 	if p.pb.rec != nil {
-		p.pb.rec.cfg = &e.cfg
+		p.pb.rec.eng = e
 	}
 	m := exp.Model()
 	p.sameAsPrev = make([]bool, m.NumLayers)

@@ -95,3 +95,27 @@ func TestConservationErrorNamesTheOperator(t *testing.T) {
 		t.Fatalf("got %v, want a ConservationError (need 150, issued 50, layer 3)", e.err)
 	}
 }
+
+// TestProgramDoesNotDeadlockBehindSensedReads is the deadlock the random
+// what-ifs found and notebook 05's slider grid hit on the paper's own DASH
+// (Llama 4 Maverick, B=16, 1K/2, the paper reading, t_R 8 µs, links at
+// 2.4 TB/s): the prefill KV filled the transfer SRAM with data waiting to
+// be programmed, the program waited for the array, and the array's sensed
+// waves waited for an SRAM region, with no event left. The sensed data
+// are now dropped and sensed again after the program (engine.resense).
+func TestProgramDoesNotDeadlockBehindSensedReads(t *testing.T) {
+	exp := build(t, "llama4-maverick", "dash", 16, 1024, 2, func(b dash.ExperimentBuilder) dash.ExperimentBuilder {
+		return b.Reading(dash.ReadingPaper).TRead(8*unit.Microsecond).Set("link.usable", 2.4*unit.TBps)
+	})
+	r := run(t, exp, Options{})
+	var resensed int64
+	for _, h := range r.HBF {
+		resensed += h.Resensed
+	}
+	if resensed == 0 {
+		t.Errorf("no chunk sensed again: the case no longer reaches the circular wait it tests")
+	}
+	if slow := run(t, exp, Options{NoJump: true}); !sameResult(r, slow) {
+		t.Errorf("the shortcuts change the result: E2E %v vs %v", r.E2E, slow.E2E)
+	}
+}

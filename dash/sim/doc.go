@@ -10,10 +10,16 @@
 //
 // # The memory system
 //
-// Every resource has its own timeline: each direction of each link (GPU-HBM,
-// GPU-HBF and HBM-HBF per stack pair, at the usable rate), the DRAM array of
-// each HBM stack, the NAND array of each HBF stack, its shared TSV bus and
-// its base-die SRAM, and the relay SRAM of each HBM base die. Data move in
+// The memory system is its route table (dash.RouteTable, compiled at
+// Build): every resource with its own rate, and every route from a memory
+// to the GPU, from the GPU to a memory and from HBM to HBF as a list of
+// hops, each a transfer on one resource with the SRAM region pools it takes
+// before and frees after (routes.go). The engine moves a chunk to its
+// route's next hop and never asks what kind of route it is on. Every
+// resource has its own timeline: each direction of each link (GPU-HBM,
+// GPU-HBF and HBM-HBF, each at its own usable rate), the DRAM array of each
+// HBM stack, the NAND array of each HBF stack, its shared TSV bus and its
+// base-die SRAM, and the relay SRAM of each HBM base die. Data move in
 // chunks of one relay region (4 MiB, half a page wave). An HBF read senses a
 // page wave (every die, plane and subarray: 8 MiB) in t_R; with NAND cache
 // read the next wave is sensed while the previous one crosses the TSV into
@@ -24,6 +30,13 @@
 // which it shares with HBM reads; relay traffic never touches the DRAM
 // array. A chunk holds its SRAM slot until it has left, so a slow drain
 // backs the TSV and the array up (backpressure) instead of dropping data.
+// The array interleaves the routes of an operator's reads chunk by chunk,
+// each route in proportion to its rate (alike routes alternate), weighed
+// anew when one of them has drained. A program
+// that waits for the array while written KV fills the whole transfer SRAM
+// and sensed data wait for a region drops those sensed data, to be sensed
+// again after it (engine.resense): otherwise the two would wait for each
+// other forever.
 // Writes run the other way: prefill KV crosses the GPU-HBF link into SRAM
 // and is programmed a wave at a time (t_PROG, the array busy); in RelayOnly
 // it goes through the HBM base die, and a chunk leaves the GPU only once it
@@ -54,14 +67,19 @@
 // HBF reads whose addresses are known (replicated weights, HBF-resident KV,
 // shared experts) are sensed ahead, behind the current operator's, and wait
 // in SRAM (the double buffering of the HBF base die); HBM reads start with
-// their operator. The paper's execution modes follow: replicated weights are
-// split over HBM, Direct and Relay in proportion to what each route can
-// carry (parallel HBM/HBF read); HBF-resident KV is read over both routes
-// while decode KV comes from HBM; the selected experts, known when routing
-// completes, are assigned whole to the Direct or Relay route set so that
-// max(T_direct, T_relay) is minimal (dual-path HBF read); prefill KV is
-// written directly to HBF while attention runs. A single-path topology
-// simply lacks one route.
+// their operator. The paper's execution modes follow from one split rule
+// (split.go): the bytes an operator reads of an item are divided over the
+// routes that can carry them so that its reads finish first, the minimum
+// makespan over the route table's resources with the operator's other reads
+// already on them (water-filling, exact for the table's structure and
+// checked against an LP solver): replicated weights over HBM, Direct and
+// Relay (parallel HBM/HBF read, 1.2 : 1.6 : 0.4 TB/s for DASH), the
+// HBF-resident KV over both routes beside the decode KV read from HBM (the
+// two GPU-facing links finish together); the selected experts, known when
+// routing completes, are assigned whole to a route set (one route of every
+// HBF stack) so that the last set to finish finishes first (dual-path HBF
+// read); prefill KV is written to HBF over the fastest write route while
+// attention runs. A single-path topology simply lacks one route.
 //
 // Expert selection follows the paper's analytical routing with balanced
 // per-expert rows (min(E, B x k) distinct experts), or seeded uniform or

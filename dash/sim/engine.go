@@ -1,7 +1,9 @@
 package sim
 
 import (
+	"cmp"
 	"fmt"
+	"math"
 	"slices"
 	"time"
 
@@ -19,11 +21,7 @@ type config struct {
 	wavePages  int // pages sensed by one t_R across the stack
 	tR, tProg  Time
 	senseTime  Time // the array's sense of a page wave: t_R, or 0 under the serial reading (its t_R is on the link)
-	// gfRead and fhRead are the rates at which a read route carries chunks
-	// out of a stack over the GPU-HBF and HBM-HBF links: the links', or
-	// under the serial reading chunk / (t_R + chunk / link).
-	gfRead, fhRead unit.BytesPerSecond
-	tECC           Time // base-die ECC decode of each segment after the TSV
+	tECC       Time // base-die ECC decode of each segment after the TSV
 	// progPlanes: a program holds only its pages of the stack's page wave
 	// (hbf.program_scope planes), else every plane; suspend: reads suspend
 	// programs (hbf.program_suspend) after tSusp, which resume after tRes.
@@ -35,16 +33,17 @@ type config struct {
 	tsv           unit.BytesPerSecond
 	hbmRate       unit.BytesPerSecond
 	// gh, gf and fh are the usable rates of the GPU-HBM, GPU-HBF and
-	// HBM-HBF links (the read splits' view of them).
+	// HBM-HBF links of their kind (tests' bounds).
 	gh, gf, fh unit.BytesPerSecond
-	direct     bool                // GPU-HBF path
-	relay      bool                // HBM-HBF path with GPU-HBM
-	dualPath   bool                // experts may use both route sets
-	parallel   bool                // replicated data may be read from HBM and HBF at once
-	arrayRead  unit.BytesPerSecond // +Inf with an unbounded read pipeline
-	readWaves  int                 // read-pipeline depth; 0: unbounded
-	earlyBuf   unit.Bytes          // GPU staging buffer for early expert delivery; 0: off
-	startup    Time                // an HBF read's start-up: t_R, one segment over the TSV and a link (hbmOnly)
+	dualPath   bool // experts may use every route set
+	// setRate[k] is the rate of expert route set k (the k-th read route of
+	// every HBF stack): the slowest stack's, each route at its own links'
+	// rate (the resources its stack's other routes share with it aside).
+	setRate   []float64
+	parallel  bool                // replicated data may be read from HBM and HBF at once
+	arrayRead unit.BytesPerSecond // +Inf with an unbounded read pipeline
+	readWaves int                 // read-pipeline depth; 0: unbounded
+	earlyBuf  unit.Bytes          // GPU staging buffer for early expert delivery; 0: off
 	// rt is the route table in the engine's form.
 	rt routing
 }
@@ -64,14 +63,13 @@ func newConfig(e dash.Experiment) (config, error) {
 		hbmDuringProg: ex.HBMWhileProgramming,
 		tsv:           h.TSVBandwidth, hbmRate: s.HBM.ArrayBandwidth,
 		gh: t.KindUsable(dash.LinkGPUHBM, s.Link.Usable), gf: t.KindUsable(dash.LinkGPUHBF, s.Link.Usable),
-		fh:     t.KindUsable(dash.LinkHBMHBF, s.Link.Usable),
-		direct: t.Direct(), relay: t.Relay(),
+		fh:        t.KindUsable(dash.LinkHBMHBF, s.Link.Usable),
 		arrayRead: h.ArrayReadBandwidth(),
 	}
 	if h.ArrayBounded() {
 		c.readWaves = int(h.ReadWavesInFlight) // else 0: unbounded
 	}
-	c.dualPath = c.direct && c.relay && !ex.NoDualPath
+	c.dualPath = !ex.NoDualPath
 	if ex.EarlyDelivery {
 		c.earlyBuf = ex.EarlyDeliveryBufferFor(e.Timing().GPU())
 	}
@@ -85,19 +83,86 @@ func newConfig(e dash.Experiment) (config, error) {
 		return c, fmt.Errorf("sim: system %s: transfer chunk %v, page %v, %d pages per wave: all must be positive (validate the system)",
 			s.ID, c.seg, c.page, c.wavePages)
 	}
-	link := c.gf // the first link of an HBF read
-	if !c.direct {
-		link = c.fh
-	}
-	c.startup = c.tR + c.xferTime(c.seg, c.tsv) + c.tECC + c.xferTime(c.seg, link)
 	c.senseTime = h.SenseTime()
-	c.gfRead, c.fhRead = h.ChunkReadRate(c.seg, c.gf), h.ChunkReadRate(c.seg, c.fh)
 	rt, err := compileRoutes(e.Routes(), c.seg, c.hbmChunk)
 	if err != nil {
 		return c, err
 	}
 	c.rt = rt
+	c.setRate = setRates(&c.rt)
+	c.rt.gather, c.rt.write = fastest(&c.rt, c.rt.hbfRead), fastest(&c.rt, c.rt.hbfWrite)
+	for _, rs := range c.rt.hbfRead {
+		for k, own := range ownRates(&c.rt, rs) {
+			c.rt.routes[rs[k]].own = own
+		}
+		feed := math.Inf(1) // the resources every read route of the stack crosses alike
+		if len(rs) > 0 {
+			sp := newSplitter(&c.rt)
+			sp.mark(rs)
+			r := &c.rt.routes[rs[0]]
+			for q, j := range r.uses {
+				if !sp.decides(j, len(rs)) {
+					feed = min(feed, c.rt.cap[j]/r.cost[q])
+				}
+			}
+		}
+		c.rt.feed = append(c.rt.feed, feed)
+	}
 	return c, nil
+}
+
+// fastest is, for every HBF stack, the route of its set rs[stack] with the
+// highest own rate (see ownRates), the first on a tie: the one with the
+// fewest hops when the links are alike.
+func fastest(rt *routing, rs [][]int32) []int32 {
+	out := make([]int32, len(rs))
+	for c, set := range rs {
+		rates := ownRates(rt, set)
+		best := 0
+		for k := range set {
+			if rates[k] > rates[best] {
+				best = k
+			}
+		}
+		out[c] = set[best]
+	}
+	return out
+}
+
+// ownRates are the rates of routes rs, each alone: what the resources it
+// loads let through (cap / cost), but those every route of rs loads alike
+// (a stack's NAND array and TSV serve them all).
+func ownRates(rt *routing, rs []int32) []float64 {
+	sp := newSplitter(rt)
+	sp.mark(rs)
+	out := make([]float64, len(rs))
+	for k, r := range rs {
+		out[k] = math.Inf(1)
+		for q, j := range rt.routes[r].uses {
+			if sp.decides(j, len(rs)) {
+				out[k] = min(out[k], rt.cap[j]/rt.routes[r].cost[q])
+			}
+		}
+	}
+	return out
+}
+
+// setRates are the rates of the expert route sets: for the k-th read route
+// of every HBF stack, the least over the stacks of its own rate, what the
+// resources it loads let through (cap / cost) but those every read route
+// of its stack loads alike (the array and the TSV serve them all).
+func setRates(rt *routing) []float64 {
+	var rates []float64
+	for c, rs := range rt.hbfRead {
+		for k, own := range ownRates(rt, rs) {
+			if c == 0 {
+				rates = append(rates, own)
+			} else if k < len(rates) {
+				rates[k] = min(rates[k], own)
+			}
+		}
+	}
+	return rates
 }
 
 // HBMChunk is the granularity at which DRAM reads and writes are modelled:
@@ -159,6 +224,18 @@ type engine struct {
 	err           error      // a failure that ends the run (time out of range)
 	freeWaves     [][]seg    // emptied page waves, reused by formWave
 	replays       replaySum  // replayed passes not applied yet (replays.go)
+	// the read splits (ops.go, split.go) and their scratch
+	split                  *splitter
+	parts, out             []unit.Bytes // by route; by route of one pair
+	partsCache             partsCache
+	rs                     []int32
+	loads                  []load
+	sharedSets, routedSets []unit.Bytes // by route set
+	setTime                []float64
+	feeds                  []float64 // scratch of weigh
+	flows                  []flow    // scratch of weigh
+	expertMemo             map[expertKey][]unit.Bytes
+	audit                  *auditor // tests: checks the physics as it runs (nil: off)
 }
 
 // maxFreeWaves bounds the page waves kept for reuse.
@@ -171,6 +248,11 @@ func newEngine(c config) *engine {
 	e.hbm = make([]hbmStack, c.nHBM)
 	e.links = make([]server, len(c.rt.links))
 	e.pools = newPools(&c)
+	e.split = newSplitter(&e.cfg.rt)
+	e.expertMemo = map[expertKey][]unit.Bytes{}
+	n := len(c.rt.routes)
+	e.parts, e.out = make([]unit.Bytes, n), make([]unit.Bytes, n)
+	e.sharedSets, e.routedSets, e.setTime = make([]unit.Bytes, len(c.setRate)), make([]unit.Bytes, len(c.setRate)), make([]float64, len(c.setRate))
 	e.st.classTime = make([]classStats, numClasses)
 	e.useShortcuts(true)
 	return e
@@ -247,6 +329,7 @@ func (e *engine) enqueueReads(stack, op int, runs []readRun) {
 	} else {
 		s.readQ = append(s.readQ, readGroup{op: int32(op), runs: runs})
 	}
+	e.weigh(stack, &s.readQ[len(s.readQ)-1])
 	if !e.holdArray {
 		e.kickArray(stack)
 	}
@@ -279,11 +362,15 @@ func (e *engine) kickArray(stack int) {
 	}
 	// A complete program wave goes first: it holds SRAM slots that reads
 	// need, and decode-phase reads are rarely waiting behind it. One that
-	// needs every plane waits for the reads in flight to leave the array;
-	// one that writes fewer starts at once on planes no read holds (an
-	// out-of-place write chooses its planes), and the senses meanwhile
-	// leave its planes to it.
+	// needs every plane waits for the reads in flight to leave the array
+	// (sensed data that can never leave it, behind a transfer SRAM full of
+	// written data, are sensed again after it: resense); one that writes
+	// fewer starts at once on planes no read holds (an out-of-place write
+	// chooses its planes), and the senses meanwhile leave its planes to it.
 	if len(s.progPending) > 0 && !s.programActive {
+		if e.programStuck(stack) {
+			e.resense(stack)
+		}
 		pages := e.programPages(&s.progPending[0])
 		if pages >= wp && e.readsInArray(s) {
 			return
@@ -295,7 +382,7 @@ func (e *engine) kickArray(stack int) {
 		free = wp - pages
 	}
 	for len(s.readQ) > 0 && e.canSense(s) {
-		wave := e.formWave(s, free)
+		wave := e.formWave(stack, free)
 		if len(wave) == 0 {
 			break
 		}
@@ -305,6 +392,9 @@ func (e *engine) kickArray(stack int) {
 		s.arrayUntil = max(s.arrayUntil, end)
 		s.waves++
 		s.sensing = append(s.sensing, wave)
+		if e.audit != nil {
+			e.audit.array(stack, s)
+		}
 		e.schedule(end, evArrayDone, int32(stack), 1, 0)
 	}
 	if s.suspended && len(s.sensing) == 0 && (len(s.readQ) == 0 || s.tsvWait) {
@@ -343,7 +433,11 @@ func (e *engine) startProgram(stack, pages int) {
 	w := s.progPending[0]
 	s.progPending = popFront(s.progPending)
 	s.programming = w.parts
-	tsvEnd := s.tsv.reserve(e.now, e.xfer(w.bytes, e.cfg.tsv), w.bytes)
+	d := e.xfer(w.bytes, e.cfg.tsv)
+	tsvEnd := s.tsv.reserve(e.now, d, w.bytes)
+	if e.audit != nil {
+		e.audit.tsv(stack, tsvEnd-d, tsvEnd, w.bytes)
+	}
 	s.programActive, s.progPages, s.progFrom, s.progUntil = true, pages, tsvEnd, tsvEnd+e.cfg.tProg
 	s.progBusy += e.cfg.tProg
 	s.programs++
@@ -384,6 +478,68 @@ func (e *engine) resumeProgram(stack int) {
 // a sense ended, -1: a program ended).
 const evSuspended = 2
 
+// programStuck reports whether stack's pending program waits for reads
+// that can never leave the array: its sensed data wait in the page
+// registers for a transfer-SRAM region, and every region holds data
+// waiting to be programmed (a full SRAM of written KV, a program that
+// needs the array the sensed waves occupy: a circular wait).
+func (e *engine) programStuck(stack int) bool {
+	s := &e.hbf[stack]
+	p := &e.pools[e.cfg.rt.sramPool[stack]]
+	if !s.tsvWait || p.free > 0 || len(s.sensing) > 0 {
+		return false
+	}
+	held := 0
+	for _, w := range s.progPending {
+		held += w.slots
+	}
+	for _, id := range e.active {
+		st := &e.streams[id]
+		if r := &e.cfg.rt.routes[st.route]; r.hops[len(r.hops)-1].program == int32(stack) {
+			held += st.progBuf.slots
+		}
+	}
+	return held == e.cfg.rt.poolSlots[e.cfg.rt.sramPool[stack]]
+}
+
+// resense drops the sensed data that wait in stack's page registers (the
+// cache register's segments not yet across the TSV, and the data
+// registers) so that a program can use the array: they go back to the head
+// of the read queue, to be sensed again (another t_R) after it. A NAND
+// controller that let written data fill its transfer SRAM while sensed data
+// wait behind a program has no other way out.
+func (e *engine) resense(stack int) {
+	s := &e.hbf[stack]
+	var back []seg
+	back = append(back, s.cacheReg[s.cacheNext:]...)
+	for _, w := range s.dataReg {
+		back = append(back, w...)
+	}
+	s.dataReg = nil
+	s.cacheReg = s.cacheReg[:s.cacheNext]
+	if s.cacheDone == s.cacheNext {
+		s.cacheReg, s.cacheNext, s.cacheDone = nil, 0, 0
+	}
+	s.tsvWait = false
+	var g readGroup
+	for _, sg := range back {
+		k := len(g.runs) - 1
+		if k < 0 || g.runs[k].stream != sg.stream || g.runs[k].last > 0 {
+			g.runs = append(g.runs, readRun{stream: sg.stream})
+			k++
+		}
+		if sg.bytes == e.cfg.seg {
+			g.runs[k].full++
+		} else {
+			g.runs[k].last = sg.bytes
+		}
+	}
+	g.op = e.streams[back[0].stream].consumer
+	s.readQ = append([]readGroup{g}, s.readQ...)
+	e.weigh(stack, &s.readQ[0])
+	s.resensed += int64(len(back))
+}
+
 // canSense reports whether the read pipeline has room for another wave:
 // waves sensing or sensed and waiting for the cache register (and, without
 // cache read, the wave still crossing the TSV from its page buffer) count.
@@ -399,8 +555,13 @@ func (e *engine) canSense(s *hbfStack) bool {
 }
 
 // formWave takes one page wave of at most maxPages pages (the planes no
-// program holds) from the queue head, round-robin over its runs.
-func (e *engine) formWave(s *hbfStack, maxPages int) []seg {
+// program holds) from the queue head, interleaving its runs by their
+// routes' rates (see pick): runs whose routes are alike alternate chunk by
+// chunk; a route slower than the others gets its chunks in proportion, so
+// that it neither holds their chunks back in SRAM behind its own nor gets
+// its part at the end.
+func (e *engine) formWave(stack, maxPages int) []seg {
+	s := &e.hbf[stack]
 	pages := 0
 	var wave []seg
 	if n := len(e.freeWaves); n > 0 {
@@ -410,11 +571,12 @@ func (e *engine) formWave(s *hbfStack, maxPages int) []seg {
 		g := &s.readQ[0]
 		progress := false
 		for range len(g.runs) {
-			r := &g.runs[g.next]
-			g.next = (g.next + 1) % len(g.runs)
-			if r.empty() {
-				continue
+			k := e.pick(g)
+			if k < 0 {
+				break
 			}
+			r := &g.runs[k]
+			g.next = (k + 1) % len(g.runs)
 			b := e.cfg.seg
 			if r.full == 0 {
 				b = r.last
@@ -427,6 +589,12 @@ func (e *engine) formWave(s *hbfStack, maxPages int) []seg {
 				r.full--
 			} else {
 				r.last = 0
+			}
+			if r.empty() && !groupEmpty(g) {
+				// The others share the array anew: credits built up
+				// against the drained run would give the run with the
+				// most all its chunks before the others get any.
+				e.weigh(stack, g)
 			}
 			wave = append(wave, seg{stream: r.stream, bytes: b})
 			pages += need
@@ -445,6 +613,174 @@ done:
 		s.readQ = popFront(s.readQ)
 	}
 	return wave
+}
+
+// interleaveScale is the weight of a group's most fed run in the
+// interleave: fine enough that a route fed a hundredth of the chunks gets
+// a hundredth, not more (a slow route fed more than it drains fills the
+// transfer SRAM with its chunks and holds every route of the stack to its
+// rate).
+const interleaveScale = 1024
+
+// weigh sets the interleave weights of a group's runs: what each should be
+// fed a second for all to finish together, the stack's sensing and filling
+// rate (routing.feed) shared in proportion to what each has left, each at
+// most its route's own rate (water-filling); when the shared rate does not
+// bind, every route is fed at its rate. Weights within a sixteenth of the
+// largest count as equal (the runs take turns); otherwise the runs start
+// with credits in proportion to their time left (see pick). A group is
+// weighed when runs join it and again when one of its runs drains.
+func (e *engine) weigh(stack int, g *readGroup) {
+	rt := &e.cfg.rt
+	feed := rt.feed[stack]
+	route := func(k int) int32 { return e.streams[g.runs[k].stream].route }
+	rate := func(k int) float64 { return rt.routes[route(k)].own }
+	left := func(k int) float64 { return float64(g.runs[k].left()) }
+	// A route's runs share its rate: the routes with runs not empty, each
+	// with its rate and what its runs have left.
+	fl := e.flows[:0]
+	for k := range g.runs {
+		if g.runs[k].empty() {
+			continue
+		}
+		r, j := route(k), 0
+		for j < len(fl) && fl[j].route != r {
+			j++
+		}
+		if j == len(fl) {
+			fl = append(fl, flow{route: r, rate: rate(k)})
+		}
+		fl[j].left += left(k)
+	}
+	e.flows = fl
+	var sumRate float64
+	for _, x := range fl {
+		sumRate += x.rate
+	}
+	f := e.feeds[:0]
+	if sumRate <= feed || math.IsInf(sumRate, 1) && math.IsInf(feed, 1) {
+		for k := range g.runs {
+			f = append(f, rate(k))
+		}
+	} else {
+		// lambda with sum over the routes of min(lambda x left, rate) =
+		// feed: the routes saturate in the order of rate/left.
+		slices.SortFunc(fl, func(a, b flow) int { return cmp.Compare(a.rate/a.left, b.rate/b.left) })
+		rem, sumLeft := feed, 0.0
+		for _, x := range fl {
+			sumLeft += x.left
+		}
+		lambda := rem / sumLeft
+		for _, x := range fl {
+			if lambda*x.left < x.rate {
+				break
+			}
+			rem -= x.rate
+			sumLeft -= x.left
+			lambda = rem / sumLeft
+		}
+		for k := range g.runs {
+			v := 0.0
+			if !g.runs[k].empty() {
+				r, j := route(k), 0
+				for fl[j].route != r {
+					j++
+				}
+				v = min(lambda*fl[j].left, fl[j].rate) * left(k) / fl[j].left
+			}
+			f = append(f, v)
+		}
+	}
+	e.feeds = f
+	top := 0.0
+	for k := range g.runs {
+		if !g.runs[k].empty() && !math.IsInf(f[k], 1) {
+			top = max(top, f[k])
+		}
+	}
+	equal := true
+	for k := range g.runs {
+		w := int32(interleaveScale)
+		if top > 0 && !math.IsInf(f[k], 1) {
+			w = int32(max(1, math.Round(interleaveScale*f[k]/top)))
+		}
+		g.runs[k].weight = w
+		if !g.runs[k].empty() && w < interleaveScale-interleaveScale/16 {
+			equal = false
+		}
+	}
+	if equal {
+		for k := range g.runs {
+			g.runs[k].weight = interleaveScale
+		}
+		return
+	}
+	// The run with the most time left at its route's rate starts first:
+	// credits in proportion to that time, so that a short run of a slow
+	// route is not left for the end by the even spreading of the picks.
+	var total int64
+	var longest float64
+	for k := range g.runs {
+		if !g.runs[k].empty() {
+			total += int64(g.runs[k].weight)
+			longest = max(longest, left(k)/rate(k))
+		}
+	}
+	for k := range g.runs {
+		g.runs[k].credit = 0
+		if !g.runs[k].empty() && longest > 0 && !math.IsInf(longest, 1) {
+			g.runs[k].credit = int64(math.Round(float64(total) * left(k) / rate(k) / longest))
+		}
+	}
+}
+
+// flow is a route's runs in a read group (weigh).
+type flow struct {
+	route      int32
+	left, rate float64
+}
+
+// pick is the run of g whose chunk the array senses next, or -1 when every
+// run is empty. Runs of equal weight (see weigh) take turns from g.next on.
+// Otherwise the pick is a smooth weighted round robin: every run not empty
+// gains its weight in credit, the run with the most (the first in turn on
+// a tie) is picked and pays the weights of all, so that each run gets
+// chunks in proportion to its weight, spread evenly. The credits are
+// integers of the state, so that the interleave repeats as the runs drain
+// (the periodic jumps need it to).
+func (e *engine) pick(g *readGroup) int {
+	n := len(g.runs)
+	w0, same, total := int64(-1), true, int64(0)
+	for k := range g.runs {
+		if g.runs[k].empty() {
+			continue
+		}
+		w := int64(g.runs[k].weight)
+		if w0 >= 0 && w != w0 {
+			same = false
+		}
+		w0, total = w, total+w
+	}
+	if w0 < 0 {
+		return -1
+	}
+	best := -1
+	for i := range n {
+		k := (g.next + i) % n
+		r := &g.runs[k]
+		if r.empty() {
+			continue
+		}
+		if same {
+			return k
+		}
+		r.credit += int64(r.weight)
+		if best < 0 || r.credit > g.runs[best].credit {
+			best = k
+		}
+	}
+	g.runs[best].credit -= total
+	return best
 }
 
 func groupEmpty(g *readGroup) bool {
@@ -505,9 +841,15 @@ func (e *engine) kickTSV(stack int) {
 	for !s.tsvWait && s.cacheNext < len(s.cacheReg) {
 		if p.free == 0 {
 			s.tsvWait = true
+			if len(s.progPending) > 0 {
+				e.kickArray(stack) // a program may be stuck behind these reads
+			}
 			return
 		}
 		p.free--
+		if e.audit != nil {
+			e.audit.pool(e.cfg.rt.sramPool[stack], p.free)
+		}
 		e.startTSV(stack, s.cacheReg[s.cacheNext])
 	}
 }
@@ -515,7 +857,11 @@ func (e *engine) kickTSV(stack int) {
 func (e *engine) startTSV(stack int, sg seg) {
 	s := &e.hbf[stack]
 	s.cacheNext++
-	end := s.tsv.reserve(e.now, e.xfer(sg.bytes, e.cfg.tsv), sg.bytes)
+	d := e.xfer(sg.bytes, e.cfg.tsv)
+	end := s.tsv.reserve(e.now, d, sg.bytes)
+	if e.audit != nil {
+		e.audit.tsv(stack, end-d, end, sg.bytes)
+	}
 	e.schedule(end+e.cfg.tECC, evTSVDone, int32(stack), sg.stream, sg.bytes) // ready once decoded
 }
 
@@ -560,6 +906,9 @@ func (e *engine) takeFrom(sg seg, r *route, k, next int) {
 		p := &e.pools[h.take[j]]
 		if p.free > 0 {
 			p.free--
+			if e.audit != nil {
+				e.audit.pool(h.take[j], p.free)
+			}
 			continue
 		}
 		class := 0
@@ -589,6 +938,9 @@ func (e *engine) transfer(sg seg, r *route, k int) {
 	}
 	d := e.xfer(sg.bytes, h.rate)
 	end := srv.reserveAfter(e.now, h.lead, d, sg.bytes)
+	if e.audit != nil {
+		e.audit.transfer(h, end-d, end, sg.bytes)
+	}
 	if h.link >= 0 {
 		e.traceSeg(r, h, end-d, end, sg)
 	}
@@ -625,6 +977,9 @@ func (e *engine) onHopDone(k int, sg seg) {
 func (e *engine) release(id int32, n int) {
 	p := &e.pools[id]
 	p.free += n
+	if e.audit != nil {
+		e.audit.pool(id, p.free)
+	}
 	for p.free > 0 {
 		if p.tsv >= 0 && e.hbf[p.tsv].tsvWait {
 			s := &e.hbf[p.tsv]
@@ -672,6 +1027,9 @@ func (e *engine) stageEarly(st *stream, sg seg) bool {
 		return false
 	}
 	e.gpuStaged += sg.bytes
+	if e.audit != nil {
+		e.audit.staged(e.gpuStaged, e.cfg.earlyBuf)
+	}
 	e.ops[st.consumer].early += sg.bytes
 	e.st.earlyBytes += sg.bytes
 	e.st.earlyPeak = max(e.st.earlyPeak, e.gpuStaged)
@@ -772,6 +1130,9 @@ func (e *engine) deliver(id int32, b unit.Bytes) {
 	st := &e.streams[id]
 	st.done += b
 	e.st.delivered[e.cfg.rt.routes[st.route].kind] += b
+	if e.audit != nil {
+		e.audit.delivered(st, &e.cfg.rt.routes[st.route], b)
+	}
 	if st.done < st.total {
 		return
 	}

@@ -81,19 +81,19 @@ type forkMemo struct {
 
 // forkSig identifies a kernel for its checkpoints: the kernel segment's
 // operators (kernelSig) less the kernel's HBM bytes, compute and overhead,
-// with the Relay part of its HBF KV (which the HBM KV sets, see kvSplit).
+// with the split of its HBF KV over the routes (which the HBM KV sets, see
+// kvPart).
 func (j *jumper) forkSig(l int) []byte {
 	p := j.e.pass
 	k := &p.ops[p.attnIdx[l]]
-	_, kvRelay := j.e.cfg.kvSplit(k) // the HBM KV moves the HBF KV's split
 	b := binary.AppendVarint(j.forks.buf[:0], -2)
 	b = binary.AppendUvarint(b, p.staticSig[l])
-	for _, v := range []int64{int64(k.class), int64(k.weights), b2i(k.replicated), int64(kvRelay), int64(k.kvHBF),
+	for _, v := range []int64{int64(k.class), int64(k.weights), b2i(k.replicated), int64(k.kvHBF),
 		int64(k.kvWriteHBF), int64(k.kvWriteHBM), int64(k.kvWriteback), int64(k.gather), int64(k.sharedN),
 		int64(k.routedN), int64(k.sharedBytes), int64(k.expertSize), b2i(k.routing)} {
 		b = binary.AppendVarint(b, v)
 	}
-	return b
+	return j.e.appendKVSplit(b, k) // the HBM KV moves the HBF KV's split
 }
 
 // kernelMissed is called when the kernel segment of layer l, which starts

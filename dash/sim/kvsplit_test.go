@@ -3,65 +3,77 @@ package sim
 import (
 	"testing"
 
+	"github.com/dashlab/dashlab/dash"
 	"github.com/dashlab/dashlab/dash/unit"
 )
 
-// TestBalancedRelay checks the makespan split of the HBF KV: half each
-// without HBM KV, none over Relay when the HBM KV is as large as the HBF
-// KV, the links balanced in between, always within [0, f], and on the grid
-// from one grain up.
-func TestBalancedRelay(t *testing.T) {
+// kvParts is the split of an attention kernel's HBF KV (f) beside h bytes of
+// HBM KV, by route, on exp's memory system.
+func kvParts(t *testing.T, exp dash.Experiment, h, f unit.Bytes) (*engine, []unit.Bytes) {
+	t.Helper()
+	cfg, err := newConfig(exp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := newEngine(cfg)
+	return e, e.readParts(&opSpec{class: ClassAttention, kvHBM: h, kvHBF: f}, false)
+}
+
+// TestKVSplitBalancesTheGPUFacingLinks checks the makespan split of DASH's
+// HBF KV, today's balanced relay as the symmetric case of the one rule: on
+// each stack the relayed part R = (f - h)/2 of its f bytes beside h of HBM
+// KV (both links then carry (f + h)/2), none when h >= f, on the grid of
+// one transfer chunk from one chunk up, and every byte read.
+func TestKVSplitBalancesTheGPUFacingLinks(t *testing.T) {
 	const mib = unit.MiB
-	if got := balancedRelay(0, 100*mib, 1); got != 50*mib {
-		t.Errorf("h=0: relay %v, want half, %v", got, 50*mib)
-	}
-	if got := balancedRelay(0, 101, 1); got != 50 {
-		t.Errorf("h=0, odd f: relay %v, want 50 (direct 51)", got)
-	}
-	for _, h := range []unit.Bytes{100 * mib, 1 << 50} {
-		if got := balancedRelay(h, 100*mib, 1); got != 0 {
-			t.Errorf("h=%v >= f: relay %v, want 0", h, got)
-		}
-	}
-	// The two links carry the same bytes: h+R = f-R.
-	if h, f := 14*mib, 100*mib; h+balancedRelay(h, f, 1) != f-balancedRelay(h, f, 1) {
-		t.Errorf("h=%v f=%v: relay %v, links unbalanced", h, f, balancedRelay(h, f, 1))
-	}
-	for _, grain := range []unit.Bytes{1, 4 * mib, 32 * mib, 1 << 40} {
-		for _, f := range []unit.Bytes{0, 1, 3 * mib, 100*mib + 7, 1 << 45} {
-			for _, h := range []unit.Bytes{0, 1, 5 * mib, 99 * mib, 1 << 46} {
-				r := balancedRelay(h, f, grain)
-				if r < 0 || r > f {
-					t.Fatalf("h=%v f=%v grain=%v: relay %v outside [0, f]", h, f, grain, r)
-				}
-				if grain > 1 && r >= grain && r%grain != 0 && r != f {
-					t.Errorf("h=%v f=%v grain=%v: relay %v off the grid", h, f, grain, r)
-				}
-				exact := max(0, (f-h)/2)
-				if d := r - exact; (d > grain/2 || -d > grain/2) && r != f {
-					t.Errorf("h=%v f=%v grain=%v: relay %v, more than half a grain from %v", h, f, grain, r, exact)
-				}
+	exp := build(t, "qwen3-235b-a22b", "dash", 1, 64, 2)
+	for _, c := range []struct{ h, f unit.Bytes }{
+		{0, 100 * mib}, {0, 101}, {100 * mib, 100 * mib}, {1 << 40, 100 * mib}, {14 * mib, 100 * mib},
+		{0, 1}, {3, 1<<33 + 5}, {5 * mib, 3 * mib}, {99 * mib, 1 << 45}, {1, 7 << 30},
+	} {
+		e, parts := kvParts(t, exp, 2*c.h, 2*c.f) // two stacks
+		rt := &e.cfg.rt
+		grain := e.cfg.seg
+		for stack := range rt.nHBF {
+			d, r := parts[rt.hbfRead[stack][0]], parts[rt.hbfRead[stack][1]]
+			if d+r != c.f || d < 0 || r < 0 {
+				t.Fatalf("h=%v f=%v: %v + %v of %v", c.h, c.f, d, r, c.f)
+			}
+			exact := max(0, (c.f-c.h)/2)
+			want := exact
+			if want >= grain {
+				want = (want + grain/2) / grain * grain
+			}
+			want = min(want, c.f)
+			if r != want {
+				t.Errorf("h=%v f=%v stack %d: relay %v, want %v ((f-h)/2 = %v on the grid of %v)", c.h, c.f, stack, r, want, exact, grain)
 			}
 		}
 	}
 }
 
-// TestKVSplitConserves checks that the KV split loses no byte and keeps the
-// single-route topologies' static split.
+// TestKVSplitConserves checks on every topology and link rate that the KV
+// split loses no byte and uses only the routes that exist: the HBF KV of
+// RelayOnly is read whatever the link rate (issue 21: it was dropped when
+// the HBM array was as fast as the link).
 func TestKVSplitConserves(t *testing.T) {
-	for _, c := range []config{
-		{pairs: 8, nHBF: 8, seg: 4 * unit.MiB, gh: 1.6e12, gf: 1.6e12, fh: 1.6e12, hbmRate: 1.2e12, arrayRead: 2e12, direct: true, relay: true},
-		{pairs: 8, nHBF: 8, seg: 4 * unit.MiB, gh: 1.6e12, gf: 1.6e12, fh: 1.6e12, hbmRate: 1.2e12, arrayRead: 2e12, direct: true},
-		{pairs: 8, nHBF: 8, seg: 4 * unit.MiB, gh: 1.6e12, gf: 1.6e12, fh: 1.6e12, hbmRate: 1.2e12, arrayRead: 2e12, relay: true},
-	} {
-		for _, kv := range [][2]unit.Bytes{{0, 0}, {0, 12345}, {1 << 30, 7 << 30}, {7 << 30, 1 << 30}, {3, 1<<33 + 5}} {
-			spec := opSpec{kvHBM: kv[0], kvHBF: kv[1]}
-			d, r := c.kvSplit(&spec)
-			if d+r != spec.kvHBF || d < 0 || r < 0 {
-				t.Errorf("direct %v relay %v: split %v + %v of %v", c.direct, c.relay, d, r, spec.kvHBF)
-			}
-			if (!c.direct && d != 0) || (!c.relay && r != 0) {
-				t.Errorf("direct %v relay %v: a missing route carries KV (%v, %v)", c.direct, c.relay, d, r)
+	for _, sys := range []string{"dash", "direct-only", "relay-only", "shared-hbf", "dash-asym-3"} {
+		for _, hbm := range []unit.BytesPerSecond{1.2 * unit.TBps, 1.6 * unit.TBps, 3 * unit.TBps} {
+			exp := build(t, "qwen3-235b-a22b", sys, 1, 64, 2, func(b dash.ExperimentBuilder) dash.ExperimentBuilder {
+				return b.Modify(func(s *dash.SystemSpec) { s.HBM.ArrayBandwidth = hbm })
+			})
+			for _, kv := range [][2]unit.Bytes{{0, 0}, {0, 12345}, {1 << 30, 7 << 30}, {7 << 30, 1 << 30}, {3, 1<<33 + 5}} {
+				e, parts := kvParts(t, exp, kv[0], kv[1])
+				var sum unit.Bytes
+				for r, b := range parts {
+					if b < 0 || (b > 0 && e.cfg.rt.routes[r].sense < 0) {
+						t.Errorf("%s: route %d (%v) carries %v of HBF KV", sys, r, e.cfg.rt.routes[r].kind, b)
+					}
+					sum += b
+				}
+				if sum != kv[1] {
+					t.Errorf("%s HBM %v h=%v f=%v: split %v of %v", sys, hbm, kv[0], kv[1], sum, kv[1])
+				}
 			}
 		}
 	}

@@ -1,155 +1,194 @@
 package sim
 
 import (
+	"encoding/binary"
+	"math"
+
 	"github.com/dashlab/dashlab/dash/unit"
 )
 
-// shares are the per-stack rates used to split a read over the routes that
-// can carry it, so that all parts finish together when uncontended.
-type shares struct{ hbm, direct, relay float64 }
+// The reads of an operator, route by route (see split.go for the rule).
+// In each stack pair, the weights and the HBF-resident KV are divided over
+// the routes that can carry them: replicated weights over the pair's HBM
+// read routes and its HBF stack's, weights that live in HBF only and the
+// HBF KV over the HBF stack's routes, the KV with the pair's HBM KV already
+// on the GPU-HBM links. Experts are assigned whole to a route set (one
+// route of every HBF stack, §VI-E).
 
-// weightSplit divides an operator's weights between HBM, Direct and Relay
-// (totals over the stacks, which each hold an even part); fromHBM reads
-// replicated weights from HBM alone (a stack is programming, §V-B).
-func (c *config) weightSplit(spec *opSpec, fromHBM bool) (hbm, direct, relay unit.Bytes) {
-	if spec.weights == 0 {
-		return 0, 0, 0
+// readParts returns the bytes of operator spec's weights and HBF KV that
+// each route carries (indexed by route). The parts are a function of the
+// operator's sizes alone and are kept in a small cache (an operator asks
+// at its prefetch, at its start and for the keys of the shortcuts); the
+// slice is valid until the next call. fromHBM reads replicated weights
+// from HBM alone (a stack is programming, §V-B).
+func (e *engine) readParts(spec *opSpec, fromHBM bool) []unit.Bytes {
+	key := partsKey{spec.weights, spec.kvHBM, spec.kvHBF, spec.replicated, fromHBM}
+	c := &e.partsCache
+	slot := key.slot()
+	if c.full[slot] && c.keys[slot] == key {
+		return c.vals[slot]
 	}
-	if fromHBM && spec.replicated {
-		return spec.weights, 0, 0
+	rt := &e.cfg.rt
+	parts := c.vals[slot]
+	if parts == nil {
+		parts = make([]unit.Bytes, len(rt.routes))
+		c.vals[slot] = parts
 	}
-	s := c.readShares(spec.replicated, true)
-	if spec.replicated && !c.parallel {
-		s.direct, s.relay = 0, 0
-	}
-	if !spec.replicated {
-		return splitBytes(spec.weights, s)
-	}
-	n := unit.Bytes(c.nHBM)
-	if c.hbmOnly((spec.weights+n-1)/n, s) {
-		return spec.weights, 0, 0
-	}
-	return splitBytes(spec.weights, s)
-}
-
-// readShares returns the split rates for data with an HBM copy (withHBM)
-// and/or HBF copy. HBM reads are limited by the DRAM array and the GPU-HBM
-// link; Direct by the GPU-HBF link and the NAND array; Relay by the
-// HBF-HBM link and by what the GPU-HBM link has left beside HBM reads.
-func (c *config) readShares(withHBM, withHBF bool) shares {
-	var s shares
-	gh, gf, fh := float64(c.gh), float64(c.gfRead), float64(c.fhRead)
-	if withHBM {
-		s.hbm = min(float64(c.hbmRate), gh)
-	}
-	if !withHBF {
-		return s
-	}
-	ar := float64(c.arrayRead)
-	if c.direct {
-		s.direct = min(gf, ar)
-	}
-	if c.relay {
-		s.relay = max(0, min(fh, gh-s.hbm, ar-s.direct))
-	}
-	if s.direct == 0 && s.relay == 0 && !withHBM { // only a saturated relay: still use it
-		s.relay = min(fh, gh, ar)
-	}
-	return s
-}
-
-// kvSplit divides an operator's HBF-resident KV cache (totals over the
-// stacks) between Direct and Relay. With both routes it is the makespan
-// split of the bytes actually read (see balancedRelay), on the transfer
-// chunk grid of all stacks; with one route, all of it over that route.
-func (c *config) kvSplit(spec *opSpec) (direct, relay unit.Bytes) {
-	if spec.kvHBF == 0 {
-		return 0, 0
-	}
-	switch {
-	case c.direct && c.relay:
-		relay = balancedRelay(spec.kvHBM, spec.kvHBF, c.seg*unit.Bytes(c.pairs))
-		return spec.kvHBF - relay, relay
-	case c.direct:
-		return spec.kvHBF, 0
-	}
-	// One route carries it all, however little of the GPU-HBM link the HBM
-	// KV leaves it (a static rate share of zero, an HBM array at or above
-	// the link rate, once dropped the HBF KV unread).
-	return 0, spec.kvHBF
-}
-
-// balancedRelay returns the part R of f bytes of HBF KV read over Relay
-// (the rest, f-R, over Direct) when h bytes of HBM KV are read beside them,
-// all evenly over the stacks, so that the operator's reads finish first.
-//
-// Per stack, with link rate L (every link direction has the same rate), the
-// reads end no earlier than the latest of: the GPU-HBM link, which carries
-// the HBM KV and the relayed KV, (h+R)/L, and the HBM read alone, h/B_HBM;
-// the GPU-HBF link, (f-R)/L; the HBF-HBM link, R/L (never the latest, as
-// R <= h+R); and the NAND array, which senses all f bytes for both routes,
-// f/A. Only the first and the GPU-HBF terms depend on R, one increasing and
-// one decreasing, so the maximum is smallest where they meet,
-//
-//	(h+R)/L = (f-R)/L  =>  R = (f-h)/2,
-//
-// clamped to [0, f]: no relay when the HBM KV alone fills the GPU-HBM link
-// as long as Direct takes for all of f (h >= f). L, B_HBM and A drop out, so
-// the split is the same under either reading of t_R. The static rate split
-// it replaces assumed the HBM read lasts the whole operator (Relay at
-// L - B_HBM); the HBM KV is a small part of a long context's read and ends
-// early, leaving the GPU-HBM link idle while Direct still streams.
-//
-// A Relay part of at least grain bytes (one transfer chunk per stack) is
-// rounded to a multiple of it, which moves the end by at most half a
-// chunk's transfer time and keeps the split of successive decode steps,
-// whose HBM KV grows by one token, the same between chunk boundaries (the
-// replayed segments and forked kernels key on it: the exact 1/4K/1M decode
-// keeps its run time). A smaller part is kept to the byte, as rounding it
-// would move all of it to one route (Qwen3-235B at 1/4K/128, whose prompt
-// KV is one chunk a stack: E2E 0.7% longer either way). The Direct part
-// f-R conserves the bytes exactly.
-func balancedRelay(h, f, grain unit.Bytes) unit.Bytes {
-	if f <= h || f <= 0 {
-		return 0
-	}
-	r := (f - h) / 2
-	if grain > 1 && r >= grain {
-		r = (r + grain/2) / grain * grain
-	}
-	return min(r, f)
-}
-
-// hbmOnly reports whether b bytes of replicated data (one stack's part)
-// are read from HBM alone: when HBM delivers them within the HBF start-up
-// latency (t_R and the first chunk's fill), an HBF share would only add a
-// t_R. Norms and router weights are read so; larger tensors are split in
-// proportion to the route rates, which is when the prefetch that senses
-// them ahead hides the start-up.
-func (c *config) hbmOnly(b unit.Bytes, s shares) bool {
-	return s.hbm > 0 && float64(b) <= s.hbm*c.startup.Seconds()
-}
-
-func (c *config) xferTime(b unit.Bytes, r unit.BytesPerSecond) Time { return unit.TransferTime(b, r) }
-
-// splitBytes divides b over the shares, exactly.
-func splitBytes(b unit.Bytes, s shares) (hbm, direct, relay unit.Bytes) {
-	total := s.hbm + s.direct + s.relay
-	if total == 0 || b == 0 {
-		return 0, 0, 0
-	}
-	hbm = unit.Bytes(float64(b) * s.hbm / total)
-	direct = unit.Bytes(float64(b) * s.direct / total)
-	relay = b - hbm - direct
-	if s.relay == 0 { // put rounding leftovers where data may go
-		if s.direct > 0 {
-			direct += relay
-		} else {
-			hbm += relay
+	clear(parts)
+	c.keys[slot], c.full[slot] = key, false
+	if spec.weights > 0 {
+		for c := range rt.pairs {
+			e.weightPart(spec, c, fromHBM, parts)
 		}
-		relay = 0
 	}
-	return
+	if spec.kvHBF > 0 {
+		for c := range rt.pairs {
+			e.kvPart(spec, c, parts)
+		}
+	}
+	c.full[slot] = true
+	return parts
+}
+
+// partsKey is what an operator's read parts depend on.
+type partsKey struct {
+	weights, kvHBM, kvHBF unit.Bytes
+	replicated, fromHBM   bool
+}
+
+// partsCache keeps the read parts of recent operator sizes, one a slot.
+type partsCache struct {
+	keys [partsSlots]partsKey
+	full [partsSlots]bool
+	vals [partsSlots][]unit.Bytes
+}
+
+const partsSlots = 64
+
+func (k partsKey) slot() int {
+	h := uint64(k.weights)*0x9e3779b97f4a7c15 ^ uint64(k.kvHBM)*0xc2b2ae3d27d4eb4f ^ uint64(k.kvHBF)*0x165667b19e3779f9
+	if k.replicated {
+		h ^= 0x27d4eb2f165667c5
+	}
+	if k.fromHBM {
+		h ^= 0x85ebca77c2b2ae63
+	}
+	return int(h>>58) & (partsSlots - 1)
+}
+
+// pairRoutes lists pair c's HBM read routes then, when withHBF, its HBF
+// stack's read routes, in e.rs.
+func (e *engine) pairRoutes(c int, withHBM, withHBF bool) []int32 {
+	rt := &e.cfg.rt
+	rs := e.rs[:0]
+	if withHBM {
+		for _, i := range rt.cellHBM[c] {
+			if r := rt.hbmRead[i]; r >= 0 {
+				rs = append(rs, r)
+			}
+		}
+	}
+	if f := rt.cellHBF[c]; withHBF && f >= 0 {
+		rs = append(rs, rt.hbfRead[f]...)
+	}
+	e.rs = rs
+	return rs
+}
+
+// weightPart adds pair c's part of the operator's weights, split over the
+// routes that can carry them, to parts. Replicated weights are read from
+// HBM alone when parallel reads are off, while a stack programs (fromHBM:
+// execution.hbm_while_programming, §V-B), or when HBM delivers a stack's
+// part within the HBF start-up latency (see hbmOnly).
+func (e *engine) weightPart(spec *opSpec, c int, fromHBM bool, parts []unit.Bytes) {
+	rt := &e.cfg.rt
+	b := perStack(spec.weights, rt.pairs, c)
+	withHBF := !spec.replicated || e.cfg.parallel && !fromHBM
+	if spec.replicated && withHBF {
+		n := unit.Bytes(len(rt.cellHBM[c]))
+		withHBF = !e.hbmOnly((b+n-1)/n, c)
+	}
+	rs := e.pairRoutes(c, spec.replicated, withHBF)
+	out := e.out[:len(rs)]
+	e.split.divide(b, rs, nil, 1, out)
+	for k, r := range rs {
+		parts[r] += out[k]
+	}
+}
+
+// kvPart adds pair c's part of the operator's HBF KV, split over its HBF
+// stack's routes with the pair's HBM reads (the HBM KV, and HBM's part of
+// the weights) already on the HBM routes' resources, to parts.
+func (e *engine) kvPart(spec *opSpec, c int, parts []unit.Bytes) {
+	rt := &e.cfg.rt
+	f := rt.cellHBF[c]
+	if f < 0 {
+		return
+	}
+	e.loads = e.loads[:0]
+	for _, i := range rt.cellHBM[c] {
+		r := rt.hbmRead[i]
+		if r < 0 {
+			continue
+		}
+		h := float64(perStack(spec.kvHBM, rt.nHBM, int(i)) + parts[r])
+		for q, j := range rt.routes[r].uses {
+			e.loads = append(e.loads, load{res: j, secs: h * rt.routes[r].cost[q]})
+		}
+	}
+	rs := rt.hbfRead[f]
+	out := e.out[:len(rs)]
+	e.split.divide(perStack(spec.kvHBF, rt.nHBF, int(f)), rs, e.loads, e.cfg.seg, out)
+	for k, r := range rs {
+		parts[r] += out[k]
+	}
+}
+
+// appendKVSplit appends the split of operator spec's HBF KV over the routes
+// to dst: the replayed segments and forked kernels key on it, since the HBM
+// KV moves it.
+func (e *engine) appendKVSplit(dst []byte, spec *opSpec) []byte {
+	if spec.kvHBF == 0 {
+		return dst
+	}
+	for _, b := range e.readParts(spec, false) {
+		dst = binary.AppendVarint(dst, int64(b))
+	}
+	return dst
+}
+
+// hbmOnly reports whether b bytes of replicated data (one HBM stack's part
+// in pair c) are read from HBM alone: when HBM delivers them within the HBF
+// start-up latency (t_R, the first chunk's fill over the TSV, its ECC
+// decode and its first link hop), an HBF share would only add a t_R. Norms and router weights
+// are read so; larger tensors are split by the rule, which is when the
+// prefetch that senses them ahead hides the start-up.
+func (e *engine) hbmOnly(b unit.Bytes, c int) bool {
+	rt := &e.cfg.rt
+	f := rt.cellHBF[c]
+	if f < 0 || len(rt.hbfRead[f]) == 0 || len(rt.cellHBM[c]) == 0 || rt.hbmRead[rt.cellHBM[c][0]] < 0 {
+		return true
+	}
+	hbm := e.routeRate(rt.hbmRead[rt.cellHBM[c][0]])
+	// The start-up of the stack's quickest route (its first link hop the
+	// fastest): a slow route beside it does not delay the others.
+	first := math.Inf(1)
+	for _, r := range rt.hbfRead[f] {
+		first = min(first, unit.TransferTime(e.cfg.seg, rt.routes[r].hops[0].rate).Seconds())
+	}
+	latency := (e.cfg.tR + unit.TransferTime(e.cfg.seg, e.cfg.tsv) + e.cfg.tECC).Seconds() + first
+	return hbm > 0 && float64(b) <= hbm*latency
+}
+
+// routeRate is the rate of route r alone: what its most loaded resource
+// lets through (cap / cost).
+func (e *engine) routeRate(r int32) float64 {
+	rt := &e.cfg.rt
+	v := math.Inf(1)
+	for q, j := range rt.routes[r].uses {
+		v = min(v, rt.cap[j]/rt.routes[r].cost[q])
+	}
+	return v
 }
 
 // perStack divides b evenly over n stacks (the first stacks take the
@@ -217,15 +256,13 @@ func (e *engine) issuePredictable(i int) {
 	op.prefetched = true
 	e.maxOp = max(e.maxOp, i)
 	spec := &e.pass.ops[i]
-	c := &e.cfg
-	if c.nHBF == 0 {
+	if e.cfg.nHBF == 0 {
 		return // nothing lives in HBF
 	}
-	op.fromHBM = c.hbmDuringProg && spec.replicated && c.nHBM > 0 && e.programming()
-	_, wd, wr := c.weightSplit(spec, op.fromHBM)
-	kd, kr := c.kvSplit(spec)
-	sd, sr := e.cfg.assignExperts(spec.sharedN, spec.sharedBytes, 0, 0)
-	e.issueHBFReads(i, wd+kd+sd, wr+kr+sr, false)
+	op.fromHBM = e.cfg.hbmDuringProg && spec.replicated && e.cfg.nHBM > 0 && e.programming()
+	parts := e.readParts(spec, op.fromHBM)
+	sets := e.assignExperts(spec.sharedN, spec.sharedBytes, nil, 0, e.sharedSets)
+	e.issueHBFReads(i, parts, sets, false)
 }
 
 // programming reports whether a read of an HBF stack would now wait for a
@@ -255,29 +292,22 @@ func (e *engine) programming() bool {
 	return false
 }
 
-// issueHBFReads issues operator i's HBF reads of direct and relay bytes
-// (totals over the stacks), every stack's part of each over that stack's
-// routes of the kind, as runs of one read group per stack.
-func (e *engine) issueHBFReads(i int, direct, relay unit.Bytes, early bool) {
+// issueHBFReads issues operator i's HBF reads: on every HBF stack, each
+// read route carries its part (parts, by route; nil: none) and its stack's
+// share of its route set's experts (sets, by route set), as runs of one
+// read group per stack.
+func (e *engine) issueHBFReads(i int, parts, sets []unit.Bytes, early bool) {
 	rt := &e.cfg.rt
 	n := rt.nHBF
 	for stack := range n {
 		var runs []readRun
-		routes := rt.hbfRead[stack]
-		nRelay := 0
-		for _, r := range routes {
-			if rt.routes[r].kind == RouteRelay {
-				nRelay++
-			}
-		}
-		k := 0
-		for _, r := range routes {
+		for k, r := range rt.hbfRead[stack] {
 			var b unit.Bytes
-			if rt.routes[r].kind == RouteRelay {
-				b = perStack(perStack(relay, n, stack), nRelay, k)
-				k++
-			} else {
-				b = perStack(direct, n, stack)
+			if parts != nil {
+				b = parts[r]
+			}
+			if k < len(sets) {
+				b += perStack(sets[k], n, stack)
 			}
 			if b == 0 {
 				continue
@@ -292,45 +322,41 @@ func (e *engine) issueHBFReads(i int, direct, relay unit.Bytes, early bool) {
 
 // issueAtStart issues operator i's reads that cannot start before it: HBM
 // reads (the GPU cannot hold data ahead of the operator) and gathers whose
-// addresses come from the previous step.
+// addresses come from the previous step, and its KV writes.
 func (e *engine) issueAtStart(op int) {
 	spec := &e.pass.ops[op]
-	c := &e.cfg
-	wh, _, _ := c.weightSplit(spec, e.ops[op].fromHBM)
-	rt := &c.rt
-	h := rt.nHBM / rt.pairs
-	fromHBM := wh + spec.kvHBM + spec.cachedBytes()
-	if rt.nHBF == 0 { // no HBF: the experts and the gathered rows are in HBM
-		fromHBM += spec.gather + unit.Bytes(spec.sharedN)*spec.sharedBytes + unit.Bytes(spec.routedN)*spec.expertSize
+	rt := &e.cfg.rt
+	parts := e.readParts(spec, e.ops[op].fromHBM)
+	extra := spec.cachedBytes() // selected experts the HBM expert cache holds
+	if rt.nHBF == 0 {           // no HBF: the experts and the gathered rows are in HBM
+		extra += spec.gather + unit.Bytes(spec.sharedN)*spec.sharedBytes + unit.Bytes(spec.routedN)*spec.expertSize
 	}
 	for pair := range rt.pairs {
-		for k := range h {
-			i := pair*h + k
-			if b := perStack(fromHBM, rt.nHBM, i); b > 0 {
-				e.issueChunk(e.newStream(rt.hbmRead[i], op, b))
+		for _, i := range rt.cellHBM[pair] {
+			r := rt.hbmRead[i]
+			if b := parts[r] + perStack(spec.kvHBM+extra, rt.nHBM, int(i)); b > 0 {
+				e.issueChunk(e.newStream(r, op, b))
 			}
 		}
-		if pair < rt.nHBF {
-			stack := pair
-			// Gathered rows and written KV take the stack's first route (the
-			// one with the fewest hops).
-			if b := perStack(spec.gather, rt.nHBF, stack); b > 0 {
-				id := e.newStream(rt.hbfRead[stack][0], op, b)
-				e.enqueueReads(stack, op, []readRun{e.runFor(id, b)})
+		if stack := rt.cellHBF[pair]; stack >= 0 {
+			// Gathered rows and written KV take the stack's fastest route
+			// (the one with the fewest hops when the links are alike).
+			if b := perStack(spec.gather, rt.nHBF, int(stack)); b > 0 {
+				id := e.newStream(rt.gather[stack], op, b)
+				e.enqueueReads(int(stack), op, []readRun{e.runFor(id, b)})
 			}
 			// Asynchronous KV writes: prefill KV to HBF, decode KV to HBM.
-			if b := perStack(spec.kvWriteHBF, rt.nHBF, stack); b > 0 {
-				e.issueChunk(e.newStream(rt.hbfWrite[stack][0], -1, b))
+			if b := perStack(spec.kvWriteHBF, rt.nHBF, int(stack)); b > 0 {
+				e.issueChunk(e.newStream(rt.write[stack], -1, b))
 			}
 		}
-		for k := range h {
-			i := pair*h + k
-			if b := perStack(spec.kvWriteHBM+spec.cacheFill, rt.nHBM, i); b > 0 {
+		for _, i := range rt.cellHBM[pair] {
+			if b := perStack(spec.kvWriteHBM+spec.cacheFill, rt.nHBM, int(i)); b > 0 {
 				e.issueChunk(e.newStream(rt.hbmWrite[i], -1, b))
 			}
-			// Writeback: over the pair-local HBM-HBF path, or the route
-			// the table gives without it.
-			if b := perStack(spec.kvWriteback, rt.nHBM, i); b > 0 {
+			// Writeback: the table's route from the HBM stack to its pair's
+			// HBF stack.
+			if b := perStack(spec.kvWriteback, rt.nHBM, int(i)); b > 0 {
 				e.issueChunk(e.newStream(rt.writeback[i], -1, b))
 			}
 		}
@@ -338,8 +364,8 @@ func (e *engine) issueAtStart(op int) {
 }
 
 // issueRouted issues the selected experts of MoE operator i, assigning
-// whole experts to the Direct or Relay route set so that the two finish
-// together (max(T_direct, T_relay) minimal), after the shared experts.
+// whole experts to the route sets so that they finish together, after the
+// shared experts.
 func (e *engine) issueRouted(i int) {
 	op := &e.ops[i]
 	if op.routedDone {
@@ -356,57 +382,135 @@ func (e *engine) issueRouted(i int) {
 	e.issuePredictable(i)
 	e.maxOp = max(e.maxOp, i)
 	spec := &e.pass.ops[i]
-	d, r := e.cfg.routedSplit(spec)
-	e.issueHBFReads(i, d, r, e.cfg.earlyBuf > 0)
+	e.issueHBFReads(i, nil, e.routedParts(spec), e.cfg.earlyBuf > 0)
 	e.holdArray = false
 	for stack := range e.cfg.nHBF {
 		e.kickArray(stack)
 	}
 }
 
-// routedSplit is the Direct and Relay bytes of MoE operator spec's
-// selected experts read from HBF: those the expert cache does not hold,
-// assigned whole after the shared experts, with the cached ones read from
-// HBM counted against the Relay set (they cross the GPU-HBM links it
-// drains over).
-func (c *config) routedSplit(spec *opSpec) (direct, relay unit.Bytes) {
-	sd, sr := c.assignExperts(spec.sharedN, spec.sharedBytes, 0, 0)
-	if cached := spec.cachedBytes(); cached > 0 && c.dualPath && c.nHBM > 0 {
-		rr := float64(min(c.fh, c.gh)) * float64(c.nHBF)
-		sr += unit.Bytes(float64(cached) / (float64(c.gh) * float64(c.nHBM)) * rr)
-	}
-	return c.assignExperts(spec.routedN-spec.cachedN, spec.expertSize, sd, sr)
+// routedParts is the bytes of MoE operator spec's selected experts read
+// from HBF that each route set carries: those the HBM expert cache does not
+// hold, assigned whole after the shared experts, with the cached ones
+// (read from HBM when the operator starts) already on the HBM read routes'
+// resources (they cross the GPU-HBM links the Relay set drains over).
+func (e *engine) routedParts(spec *opSpec) []unit.Bytes {
+	shared := e.assignExperts(spec.sharedN, spec.sharedBytes, nil, 0, e.sharedSets)
+	return e.assignExperts(spec.routedN-spec.cachedN, spec.expertSize, shared, spec.cachedBytes(), e.routedSets)
 }
 
 // assignExperts assigns count experts of size bytes each, whole, to the
-// Direct and Relay route sets, given bytes already committed to each, so
-// that the later-finishing set finishes as early as possible (longest
-// processing time first; with equal sizes, each goes to the set that would
-// finish first). It returns the bytes added to each set.
-func (c *config) assignExperts(count int, size, committedD, committedR unit.Bytes) (direct, relay unit.Bytes) {
-	if count == 0 || size == 0 {
-		return 0, 0
+// route sets (set k: the k-th read route of every HBF stack; each expert is
+// striped over the stacks, an even part on each), given bytes already
+// committed to each (nil: none) and hbm bytes read from HBM beside them
+// (evenly over the HBM stacks' read routes), one expert after another to the set that
+// makes the reads finish first: the least makespan over the route table's
+// resources (every link, the SRAM pools a chunk holds while it crosses,
+// the arrays and TSVs, each busy for its bytes at its cost, as the split
+// counts them), and on a tie (a resource every set loads alike binds) the
+// set that would finish its own part first (longest processing time
+// first: with equal sizes, the least loaded set), then the first set.
+// Without dual-path delivery every expert takes the first set. It returns
+// the bytes added to each set, in out.
+func (e *engine) assignExperts(count int, size unit.Bytes, committed []unit.Bytes, hbm unit.Bytes, out []unit.Bytes) []unit.Bytes {
+	c := &e.cfg
+	rt := &c.rt
+	n := len(c.setRate)
+	clear(out)
+	if count == 0 || size == 0 || n == 0 {
+		return out
 	}
-	if !c.dualPath {
-		if c.direct {
-			return unit.Bytes(count) * size, 0
+	if !c.dualPath || n == 1 {
+		out[0] = unit.Bytes(count) * size
+		return out
+	}
+	key := expertKey{count: count, size: int64(size), hbm: int64(hbm)}
+	for k := range min(n, len(key.committed)) {
+		if committed != nil {
+			key.committed[k] = int64(committed[k])
 		}
-		return 0, unit.Bytes(count) * size
 	}
-	// Each route set streams at its links' rate per stack; the relay set is
-	// not slowed by HBM reads during the MoE block.
-	rd, rr := float64(c.gfRead), float64(min(c.fhRead, c.gh))
-	td, tr := float64(committedD)/rd, float64(committedR)/rr
+	if v, ok := e.expertMemo[key]; ok && n <= len(key.committed) {
+		copy(out, v)
+		return out
+	}
+	load := e.split.used // seconds of each resource, scratch (zero between uses)
+	touched := e.rs[:0]
+	add := func(k int, b unit.Bytes, commit bool) float64 {
+		worst := 0.0
+		for stack, rs := range rt.hbfRead {
+			r := &rt.routes[rs[k]]
+			part := float64(perStack(b, rt.nHBF, stack))
+			for q, j := range r.uses {
+				v := load[j] + part*r.cost[q]
+				if commit {
+					if load[j] == 0 {
+						touched = append(touched, j)
+					}
+					load[j] = v
+				}
+				worst = max(worst, v/rt.cap[j])
+			}
+		}
+		return worst
+	}
+	t := e.setTime[:n]
+	span := 0.0 // the makespan so far
+	if hbm > 0 {
+		for i, r := range rt.hbmRead {
+			if r < 0 {
+				continue
+			}
+			part := float64(perStack(hbm, rt.nHBM, i))
+			rr := &rt.routes[r]
+			for q, j := range rr.uses {
+				if load[j] == 0 {
+					touched = append(touched, j)
+				}
+				load[j] += part * rr.cost[q]
+				span = max(span, load[j]/rt.cap[j])
+			}
+		}
+	}
+	for k := range t {
+		t[k] = 0
+		if committed != nil && committed[k] > 0 {
+			span = max(span, add(k, committed[k], true))
+			t[k] = float64(committed[k]) / c.setRate[k]
+		}
+	}
 	for range count {
-		if (td + float64(size)/rd) <= (tr + float64(size)/rr) {
-			direct += size
-			td += float64(size) / rd
-		} else {
-			relay += size
-			tr += float64(size) / rr
+		best, bestSpan, bestOwn := -1, 0.0, 0.0
+		for k := range n {
+			m := max(span, add(k, size, false))
+			own := t[k] + float64(size)/c.setRate[k]
+			if best < 0 || m < bestSpan*(1-1e-12) || m <= bestSpan*(1+1e-12) && own < bestOwn {
+				best, bestSpan, bestOwn = k, m, own
+			}
 		}
+		span = max(span, add(best, size, true))
+		out[best] += size
+		t[best] = bestOwn
 	}
-	return
+	for _, j := range touched {
+		load[j] = 0
+	}
+	e.rs = touched[:0]
+	if n <= len(key.committed) {
+		if len(e.expertMemo) >= maxExpertMemo {
+			clear(e.expertMemo)
+		}
+		e.expertMemo[key] = append([]unit.Bytes(nil), out...)
+	}
+	return out
+}
+
+// expertKey identifies an expert assignment: the experts, their size, the
+// bytes committed to the route sets and those read from HBM beside them.
+type expertKey struct {
+	count     int
+	size, hbm int64
+	committed [4]int64
 }
 
 // onOpEnd finishes operator i and starts the next.
@@ -415,6 +519,9 @@ func (e *engine) onOpEnd(i int) {
 	op := &e.ops[i]
 	e.changed()
 	e.checkConserved(i)
+	if e.audit != nil {
+		e.audit.opEnded(i, spec)
+	}
 	e.traceOp(i, "end")
 	e.st.account(spec, op, e.now)
 	e.releaseEarly(i)
@@ -439,3 +546,6 @@ func (e *engine) onOpEnd(i int) {
 		e.passEnded = true
 	}
 }
+
+// maxExpertMemo bounds the expert assignments kept.
+const maxExpertMemo = 1 << 14

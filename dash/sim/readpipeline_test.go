@@ -70,10 +70,7 @@ func TestReadPipelineStreamRate(t *testing.T) {
 					t.Fatal(err)
 				}
 				h := exp.System().HBF
-				routes := 1.0
-				if cfg.dualPath {
-					routes = 2
-				}
+				routes := float64(len(cfg.setRate)) // the experts' route sets
 				want := math.Min(float64(h.ArrayReadBandwidth()), math.Min(float64(h.TSVBandwidth), routes*float64(cfg.gf)))
 				for _, jump := range []bool{false, true} {
 					e := newEngine(cfg)

@@ -61,7 +61,7 @@ type recorded struct {
 	expert   []unit.Bytes
 	shared   []unit.Bytes
 	sharedN  int
-	cfg      *config
+	eng      *engine // the engine whose route sets the experts take
 }
 
 // newRecorded prepares per-token routing for exp, or returns nil for the
@@ -261,8 +261,7 @@ func (r *recorded) account(o int, ld ExpertLoad) {
 		c.Fills += int64(ld.Filled)
 		c.FillBytes += unit.Bytes(ld.Filled) * size
 	}
-	c := r.cfg
-	if c == nil || c.nHBF == 0 {
+	if r.eng == nil || r.eng.cfg.nHBF == 0 {
 		return
 	}
 	key := splitLoad{size: size, shared: r.shared[o], active: ld.Active, cached: ld.Cached}
@@ -295,22 +294,46 @@ type routeSplit struct {
 	td, tr, ideal         Time
 }
 
-// assign is the engine's assignment of a layer's experts (routedSplit)
-// and the time each route set takes to carry its share.
+// assign is the engine's assignment of a layer's experts (routedParts)
+// and the time each kind of route set (Direct, Relay) takes to carry its
+// share at its rate.
 func (r *recorded) assign(k splitLoad) routeSplit {
-	c := r.cfg
+	e := r.eng
+	c := &e.cfg
 	spec := opSpec{sharedN: r.sharedN, sharedBytes: k.shared, routedN: k.active, cachedN: k.cached, expertSize: k.size}
-	sd, sr := c.assignExperts(spec.sharedN, spec.sharedBytes, 0, 0)
-	d, rl := c.routedSplit(&spec)
-	a := routeSplit{direct: d, relay: rl, cached: spec.cachedBytes()}
+	n := len(c.setRate)
+	shared := e.assignExperts(spec.sharedN, spec.sharedBytes, nil, 0, make([]unit.Bytes, n))
+	sets := e.assignExperts(spec.routedN-spec.cachedN, spec.expertSize, shared, spec.cachedBytes(), make([]unit.Bytes, n))
+	a := routeSplit{cached: spec.cachedBytes()}
+	rt := &c.rt
+	nF, nH := float64(c.nHBF), float64(c.nHBM)
+	gh := float64(c.gh) * nH
+	var rd, rr, all float64
+	var td, tr float64
+	for s := range sets {
+		rate := c.setRate[s] * nF
+		t := float64(shared[s]+sets[s]) / rate
+		all += float64(shared[s] + sets[s])
+		if rt.routes[rt.hbfRead[0][s]].kind == RouteRelay {
+			a.relay += sets[s]
+			rr += rate
+			tr = max(tr, t)
+		} else {
+			a.direct += sets[s]
+			rd += rate
+			td = max(td, t)
+		}
+	}
 	if !c.dualPath {
 		return a
 	}
-	nF, nH := float64(c.nHBF), float64(c.nHBM)
-	rd, rr, gh := float64(c.gf)*nF, float64(min(c.fh, c.gh))*nF, float64(c.gh)*nH
-	td := float64(sd+d) / rd
-	tr := float64(sr+rl)/rr + float64(a.cached)/gh
-	ideal := (float64(sd+d+sr+rl) + float64(a.cached)*rr/gh) / (rd + rr)
+	if gh > 0 {
+		tr += float64(a.cached) / gh
+	}
+	ideal := all / (rd + rr)
+	if gh > 0 {
+		ideal = (all + float64(a.cached)*rr/gh) / (rd + rr)
+	}
 	a.td, a.tr, a.ideal = Time(td*1e9), Time(tr*1e9), Time(ideal*1e9)
 	return a
 }

@@ -146,6 +146,10 @@ type HBFStats struct {
 	TSVBusy unit.Duration `json:"tsv_busy_ns"`
 	// TSVBytes is what the TSV moved.
 	TSVBytes unit.Bytes `json:"tsv_bytes"`
+	// Resensed counts the sensed transfer chunks dropped from the page
+	// registers so that a program could use the array, and sensed again
+	// (when written KV filled the transfer SRAM while they waited for it).
+	Resensed int64 `json:"resensed_chunks"`
 }
 
 // Timeline is the traced layer: operator spans on the GPU and segment

@@ -2,6 +2,7 @@ package sim
 
 import (
 	"fmt"
+	"math"
 
 	"github.com/dashlab/dashlab/dash"
 	"github.com/dashlab/dashlab/dash/unit"
@@ -54,6 +55,17 @@ type route struct {
 	dramRead bool
 	// gate is the index of its gated hop, -1 when none.
 	gate int
+	// uses are the resources it loads, for the read splits (indices into
+	// routing.rate: the table's resources), and cost what a byte costs
+	// each, in seconds: 1/rate of a link, array or TSV it crosses; for an
+	// SRAM pool, the time a chunk holds its region per byte, the sum of
+	// 1/rate over the hops from the one that takes it to the one that
+	// frees it (a pool of n regions passes at most n/cost bytes a second).
+	uses []int32
+	cost []float64
+	// own is a read route's own rate (ownRates), which caps what the
+	// interleave feeds it.
+	own float64
 }
 
 // waiter is a chunk waiting for a pool region: it resumes hop hop of its
@@ -94,9 +106,22 @@ type routing struct {
 	// writeback[i] the route of its KV to HBF (-1: none).
 	hbmRead, hbmWrite, writeback []int32
 	// hbfRead[c] are HBF stack c's read routes (slot order: the table's);
-	// hbfWrite[c] its write routes.
+	// hbfWrite[c] its write routes; gather[c] and write[c] the routes its
+	// gathered rows and written KV take, the fastest of their sets.
 	hbfRead, hbfWrite [][]int32
+	gather, write     []int32
 	nHBM, nHBF, pairs int
+	// rate is every table resource's rate (0 for SRAM pools, +Inf for an
+	// unbounded NAND read pipeline); cap what it offers a second: 1 for a
+	// server (it is busy at most all the time), its regions for a pool.
+	rate, cap []float64
+	// feed[c] is what HBF stack c's array and TSV can sense and fill a
+	// second, the rate its read routes share.
+	feed []float64
+	// cellHBM[c] are pair c's HBM stacks; cellHBF[c] its HBF stack (-1:
+	// none).
+	cellHBM [][]int32
+	cellHBF []int32
 }
 
 // linkInfo is one link direction.
@@ -114,7 +139,12 @@ func compileRoutes(t dash.RouteTable, seg, hbmChunk unit.Bytes) (routing, error)
 	poolOf := map[int]int32{}
 	dramOf := map[int]int32{}
 	nandOf := map[int]int32{}
+	rt.rate, rt.cap = make([]float64, len(t.Resources)), make([]float64, len(t.Resources))
 	for i, r := range t.Resources {
+		rt.cap[i] = 1
+		if r.Kind != dash.ResourceSRAM {
+			rt.rate[i] = float64(r.Rate)
+		}
 		switch r.Kind {
 		case dash.ResourceLink:
 			linkOf[i] = int32(len(rt.links))
@@ -124,6 +154,7 @@ func compileRoutes(t dash.RouteTable, seg, hbmChunk unit.Bytes) (routing, error)
 			if slots < 1 {
 				return rt, fmt.Errorf("sim: %s (%d x %v) is smaller than one transfer chunk (%v)", r.Name, r.Regions, r.RegionSize, seg)
 			}
+			rt.cap[i] = float64(slots)
 			poolOf[i] = int32(len(rt.poolSlots))
 			stack := int32(-1)
 			if r.From.Kind == dash.NodeHBF {
@@ -150,6 +181,7 @@ func compileRoutes(t dash.RouteTable, seg, hbmChunk unit.Bytes) (routing, error)
 	for id, tr := range t.Routes {
 		r := route{kind: tr.Kind, sense: -1, pair: int32(tr.Pair), chunk: hbmChunk, toGPU: tr.Reads(), gate: -1}
 		hops := tr.Hops
+		r.uses, r.cost = costs(t, tr, seg)
 		first := t.Resources[hops[0].Resource]
 		if first.Kind == dash.ResourceNAND { // a sensed read: the stack's machinery up to SRAM
 			r.sense = nandOf[hops[0].Resource]
@@ -201,7 +233,49 @@ func compileRoutes(t dash.RouteTable, seg, hbmChunk unit.Bytes) (routing, error)
 			rt.hbfWrite[tr.To.Index] = append(rt.hbfWrite[tr.To.Index], int32(id))
 		}
 	}
+	h := 1
+	if t.Pairs > 0 {
+		h = t.HBMStacks / t.Pairs
+	}
+	for c := range t.Pairs {
+		var hbm []int32
+		for k := range h {
+			hbm = append(hbm, int32(c*h+k))
+		}
+		rt.cellHBM = append(rt.cellHBM, hbm)
+		f := int32(-1)
+		if c < t.HBFStacks {
+			f = int32(c)
+		}
+		rt.cellHBF = append(rt.cellHBF, f)
+	}
 	return rt, nil
+}
+
+// costs are the resources route tr loads and what a byte costs each (see
+// route.uses): 1/rate, and on a hop with a lead (the serial reading's t_R,
+// held per transfer chunk of seg bytes) lead/seg more.
+func costs(t dash.RouteTable, tr dash.Route, seg unit.Bytes) (uses []int32, cost []float64) {
+	held := map[int]int{} // pool -> index in uses
+	for _, h := range tr.Hops {
+		res := t.Resources[h.Resource]
+		for _, p := range h.Take {
+			held[p] = len(uses)
+			uses = append(uses, int32(p))
+			cost = append(cost, 0)
+		}
+		if per := 1/float64(res.Rate) + h.Lead.Seconds()/float64(seg); per > 0 && !math.IsInf(per, 1) && res.Kind != dash.ResourceSRAM {
+			uses = append(uses, int32(h.Resource))
+			cost = append(cost, per)
+			for _, k := range held {
+				cost[k] += per
+			}
+		}
+		for _, p := range h.Free {
+			delete(held, p)
+		}
+	}
+	return uses, cost
 }
 
 func fill(n int) []int32 {

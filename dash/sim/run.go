@@ -31,6 +31,8 @@ type Options struct {
 	// MaxWall is the run's wall-clock budget: a run that takes longer stops
 	// with a *BudgetError (0: DefaultMaxWall).
 	MaxWall time.Duration
+	// audit checks the physics as the run goes (tests; see auditor).
+	audit *auditor
 }
 
 // TraceSpec selects the layer to trace.
@@ -62,12 +64,13 @@ func RunWith(exp dash.Experiment, opts Options) (Result, error) {
 	e.useShortcuts(!opts.NoJump)
 	e.replaySegments()
 	e.budget = bud
+	e.useAudit(opts)
 	pb := newProgramBuilder(exp)
 	if pb.rec, err = newRecorded(exp, pb.layers); err != nil {
 		return Result{}, err
 	}
 	if pb.rec != nil {
-		pb.rec.cfg = &e.cfg
+		pb.rec.eng = e
 	}
 	w := exp.Workload()
 	if b := exp.RoutingTraceBound(); b != nil { // the B requests' tokens up to the last processed one
@@ -229,6 +232,9 @@ func RunWith(exp dash.Experiment, opts Options) (Result, error) {
 // and every write it issued completed).
 func (e *engine) runPass(p *pass) error {
 	e.pass = p
+	if e.audit != nil {
+		e.audit.start(&e.cfg, len(p.ops))
+	}
 	if cap(e.ops) >= len(p.ops) {
 		e.ops = e.ops[:len(p.ops)]
 		clear(e.ops)
@@ -283,6 +289,14 @@ func (s stats) phase(from stats, d Time) Phase {
 	return p
 }
 
+// useAudit turns the auditor of opts on (tests).
+func (e *engine) useAudit(opts Options) {
+	e.audit = opts.audit
+	if e.audit != nil {
+		e.audit.deliveries = opts.NoJump
+	}
+}
+
 // report fills the traffic statistics.
 func (e *engine) report(r *Result) {
 	for i, l := range e.links {
@@ -295,7 +309,7 @@ func (e *engine) report(r *Result) {
 	}
 	for i, h := range e.hbf {
 		r.HBF = append(r.HBF, HBFStats{Stack: i, SenseBusy: h.senseBusy, ProgBusy: h.progBusy, Waves: h.waves,
-			Programs: h.programs, Suspends: h.suspends, Flushes: h.flushes, TSVBusy: h.tsv.busy, TSVBytes: h.tsv.bytes})
+			Programs: h.programs, Suspends: h.suspends, Flushes: h.flushes, TSVBusy: h.tsv.busy, TSVBytes: h.tsv.bytes, Resensed: h.resensed})
 	}
 	for rt := range numRoutes {
 		if e.st.requested[rt] == 0 {

@@ -384,12 +384,11 @@ func (j *jumper) segmentSig(l, ops int) []byte {
 func (j *jumper) appendKernelReads(b []byte, l int) []byte {
 	p := j.e.pass
 	k := &p.ops[p.attnIdx[l]]
-	_, kvRelay := j.e.cfg.kvSplit(k) // the HBM KV moves the HBF KV's split
-	for _, v := range []int64{int64(k.weights), b2i(k.replicated), int64(k.kvHBF), int64(kvRelay), int64(k.gather),
+	for _, v := range []int64{int64(k.weights), b2i(k.replicated), int64(k.kvHBF), int64(k.gather),
 		int64(k.sharedN), int64(k.sharedBytes), int64(k.routedN), int64(k.expertSize), b2i(k.readsHBF())} {
 		b = binary.AppendVarint(b, v)
 	}
-	return b
+	return j.e.appendKVSplit(b, k) // the HBM KV moves the HBF KV's split
 }
 
 // prefixSig identifies the segment of ops operators from the end of the

@@ -235,8 +235,9 @@ func TestExpertAssignmentBalanced(t *testing.T) {
 	}{
 		{1, 100, 0, 0}, {2, 100, 0, 0}, {7, 100, 0, 0}, {8, 37, 0, 0}, {1, 50, 100, 1}, {3, 40, 100, 1}, {5, 10, 30, 2},
 	} {
-		sd, sr := e.cfg.assignExperts(c.sharedCount, c.shared, 0, 0)
-		d, r := e.cfg.assignExperts(c.count, c.size, sd, sr)
+		shared := e.assignExperts(c.sharedCount, c.shared, nil, 0, make([]unit.Bytes, 2))
+		sets := e.assignExperts(c.count, c.size, shared, 0, make([]unit.Bytes, 2))
+		sd, sr, d, r := shared[0], shared[1], sets[0], sets[1]
 		if d+r != unit.Bytes(c.count)*c.size {
 			t.Errorf("%+v: assigned %v + %v", c, d, r)
 		}
@@ -250,11 +251,11 @@ func TestExpertAssignmentBalanced(t *testing.T) {
 		}
 	}
 	// Single-path topologies use only their path.
-	for sys, wantDirect := range map[string]bool{"relay-only": false, "direct-only": true} {
+	for _, sys := range []string{"relay-only", "direct-only"} {
 		cfg, _ := newConfig(build(t, "qwen3-235b-a22b", sys, 1, 64, 2))
-		d, r := newEngine(cfg).cfg.assignExperts(5, 10, 0, 0)
-		if (d == 50) != wantDirect || d+r != 50 {
-			t.Errorf("%s: direct %v relay %v", sys, d, r)
+		e := newEngine(cfg)
+		if sets := e.assignExperts(5, 10, nil, 0, make([]unit.Bytes, 1)); len(sets) != 1 || sets[0] != 50 {
+			t.Errorf("%s: sets %v", sys, sets)
 		}
 	}
 }

@@ -50,9 +50,19 @@ type readRun struct {
 	stream int32
 	full   int64      // full segments left
 	last   unit.Bytes // a final short segment, 0 if none
+	weight int32      // its share of the array in the interleave (see weigh)
+	credit int64      // its credit in a weighted interleave (see pick)
 }
 
 func (r readRun) empty() bool { return r.full == 0 && r.last == 0 }
+
+// left is the segments not yet sensed.
+func (r readRun) left() int64 {
+	if r.last > 0 {
+		return r.full + 1
+	}
+	return r.full
+}
 
 // readGroup is a set of runs issued together; the array takes their
 // segments round-robin so that concurrent routes fill together.
@@ -106,6 +116,7 @@ type hbfStack struct {
 	programs    int64
 	suspends    int64
 	flushes     int64 // partly gathered write waves programmed to free a full SRAM (flushIfStuck)
+	resensed    int64 // sensed chunks dropped for a program and sensed again (engine.resense)
 }
 
 // hbmStack is one HBM stack's DRAM array.

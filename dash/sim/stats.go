@@ -74,6 +74,7 @@ func (e *engine) statFields(l *statList) {
 		statField(l, &h.programs)
 		statField(l, &h.suspends)
 		statField(l, &h.flushes)
+		statField(l, &h.resensed)
 	}
 	for i := range e.hbm {
 		statField(l, &e.hbm[i].array.busy)

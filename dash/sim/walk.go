@@ -323,6 +323,7 @@ func (s *hbfStack) walk(w walker) {
 	visitStat(w, &s.programs)
 	visitStat(w, &s.suspends)
 	visitStat(w, &s.flushes)
+	visitStat(w, &s.resensed)
 }
 
 func (g *readGroup) walk(w walker) {
@@ -341,6 +342,8 @@ func (r *readRun) walk(w walker) {
 	visitBool(w, &full)
 	visitRemaining(w, &r.full)
 	visitPlain(w, &r.last)
+	visitPlain(w, &r.weight)
+	visitPlain(w, &r.credit)
 }
 
 func (s *seg) walk(w walker) {

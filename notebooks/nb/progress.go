@@ -93,7 +93,7 @@ func reproduceProgress(label string, show func(id, html string)) func(group stri
 
 // CountProgress is a progress function for work that counts its steps (done of total),
 // such as reproduce.Fig12Setup.Progress: one line under label ("Fig. 12: 12 of 40
-// simulations, 35.0 s"), started by the first call (done = 0 before any step, so the
+// simulations, 7.0 s"), started by the first call (done = 0 before any step, so the
 // time counts from there) and finished when done reaches total. Safe for concurrent use.
 func CountProgress(label, unit string) func(done, total int) {
 	return countProgress(label, unit, updateHTML)

@@ -60,7 +60,7 @@ var outputCases = []struct {
 			"":        "phase,class,ops,time_ns,compute_ns,overhead_ns,stall_ns",
 			"routes":  "route,requested_bytes,delivered_bytes",
 			"links":   "pair,link,bytes,busy_ns,utilization",
-			"hbf":     "stack,sense_busy_ns,prog_busy_ns,waves,programs,suspends,flushes,tsv_busy_ns,tsv_bytes",
+			"hbf":     "stack,sense_busy_ns,prog_busy_ns,waves,programs,suspends,flushes,tsv_busy_ns,tsv_bytes,resensed_chunks",
 			"classes": "phase,class,ops,time_ns,compute_ns,overhead_ns,stall_ns",
 		}},
 	{args: []string{"reproduce", "--only", "table2.", "--no-cache"}, header: map[string]string{"": "id,unit,section,paper,simulated,deviation,tolerance,pass,reading,detail"}},

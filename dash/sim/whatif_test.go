@@ -1,0 +1,551 @@
+package sim
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/dashlab/dashlab/dash"
+	"github.com/dashlab/dashlab/dash/unit"
+	"github.com/dashlab/dashlab/reference"
+)
+
+// Invariants on random what-ifs (issue 21).
+//
+// A seeded generator draws a memory system and the knobs of a run: 1 to 8
+// stack pairs of one or two HBM stacks (or an HBM-only package), each path
+// present or absent where the GPU still reaches both memories, every link
+// (by kind, and single links) and the HBM array and TSV at 0.01x to 10x
+// the paper's rate, t_R 0.1 to 100 µs, t_PROG 10 µs to 10 ms, pages 2 to
+// 64 KiB, 1 to 4 SRAM regions, either reading of t_R, lookahead on or off,
+// any catalogue model that fits, B 1 to 256, and a fixed batch or a short
+// serving trace of mixed passes. On each what-if the checks below hold
+// (checkWhatIf); TestRandomWhatIfs runs a few hundred seeds in the
+// ordinary test run and FuzzWhatIf any number more.
+
+// whatIf is one drawn experiment.
+type whatIf struct {
+	seed                  uint64
+	model                 string
+	system                dash.SystemSpec
+	batch, prompt, output int
+	lookahead             bool
+	serve                 bool
+	desc                  []string
+}
+
+func (w whatIf) String() string {
+	return fmt.Sprintf("seed %d: %s B=%d %d/%d lookahead=%v serve=%v; %s", w.seed, w.model, w.batch, w.prompt, w.output,
+		w.lookahead, w.serve, strings.Join(w.desc, ", "))
+}
+
+// logUniform draws from [lo, hi] uniformly in log.
+func logUniform(r *rand.Rand, lo, hi float64) float64 {
+	return math.Exp(math.Log(lo) + r.Float64()*(math.Log(hi)-math.Log(lo)))
+}
+
+// drawSystem draws a memory system over DASH's parts.
+func drawSystem(r *rand.Rand) (dash.SystemSpec, []string) {
+	s := reference.MustSystem("dash")
+	var desc []string
+	t := &s.Topology
+	t.Pairs = []int{1, 1, 2, 2, 2, 3, 4, 8}[r.IntN(8)]
+	switch x := r.Float64(); {
+	case x < 0.1:
+		t.HBMOnly, t.GPUHBF, t.HBMHBF = true, false, false
+		t.Pairs = 1 + r.IntN(8)
+		desc = append(desc, fmt.Sprintf("HBM only x%d", t.Pairs))
+	case x < 0.3:
+		t.HBMPerPair = 2
+	}
+	if !t.HBMOnly {
+		paths := [][2]bool{{true, true}, {true, true}, {false, true}, {true, false}}[r.IntN(4)]
+		t.GPUHBF, t.HBMHBF = paths[0], paths[1]
+		desc = append(desc, t.Name())
+	}
+	s.Link.GTPerSecond *= 25 // raw headroom for the 10x links, made 2x faster
+	rate := func(base unit.BytesPerSecond) unit.BytesPerSecond {
+		return unit.BytesPerSecond(float64(base) * logUniform(r, 0.01, 10))
+	}
+	t.GPUHBMUsable, t.GPUHBFUsable, t.HBMHBFUsable = rate(s.Link.Usable), rate(s.Link.Usable), rate(s.Link.Usable)
+	if r.IntN(3) == 0 { // single links of their own
+		rates := map[string]unit.BytesPerSecond{}
+		for _, name := range t.LinkNames() {
+			if r.IntN(2) == 0 {
+				rates[name] = rate(s.Link.Usable)
+			}
+		}
+		t.LinkUsable = dash.WithLinkUsable(rates)
+		desc = append(desc, fmt.Sprintf("%d links of their own rate", len(rates)))
+	}
+	s.HBM.ArrayBandwidth = rate(s.HBM.ArrayBandwidth)
+	s.HBF.TSVBandwidth = rate(s.HBF.TSVBandwidth)
+	s.HBF.TRead = unit.Duration(logUniform(r, 100, 100_000)) // 0.1 .. 100 µs
+	s.HBF.TProg = unit.Duration(logUniform(r, 10_000, 10_000_000))
+	s.SetPageSize(unit.Bytes(2<<r.IntN(6)) * unit.KiB) // 2 .. 64 KiB
+	s.HBF.SRAM.Regions, s.HBM.RelaySRAM.Regions = 1+r.IntN(4), 1+r.IntN(4)
+	s.HBF.ReadWavesInFlight = []dash.WaveDepth{dash.ReadWavesUnbounded, 1}[r.IntN(2)] // the paper and physical readings
+	s.HBF.CacheRead = r.IntN(4) != 0
+	desc = append(desc, fmt.Sprintf("links %.3g/%.3g/%.3g TB/s, HBM %.3g, TSV %.3g TB/s, t_R %v, t_PROG %v, page %v, SRAM %dx%v, relay %dx%v, waves %d, cache read %v",
+		t.GPUHBMUsable.TBps(), t.GPUHBFUsable.TBps(), t.HBMHBFUsable.TBps(), s.HBM.ArrayBandwidth.TBps(), s.HBF.TSVBandwidth.TBps(),
+		s.HBF.TRead, s.HBF.TProg, s.HBF.PageSize, s.HBF.SRAM.Regions, s.HBF.SRAM.RegionSize,
+		s.HBM.RelaySRAM.Regions, s.HBM.RelaySRAM.RegionSize, s.HBF.ReadWavesInFlight, s.HBF.CacheRead))
+	return s, desc
+}
+
+// drawWhatIf draws the what-if of a seed: a system and the first catalogue
+// model (in a random order) that fits it.
+func drawWhatIf(seed uint64) (whatIf, dash.Experiment, error) {
+	r := rand.New(rand.NewPCG(seed, 0x21))
+	w := whatIf{seed: seed}
+	w.system, w.desc = drawSystem(r)
+	w.batch = int(logUniform(r, 1, 256.99))
+	w.prompt = int(logUniform(r, 16, 512))
+	w.output = 2 + r.IntN(4)
+	w.lookahead = r.IntN(2) == 0
+	w.serve = r.IntN(4) == 0
+	models := reference.ModelIDs()
+	r.Shuffle(len(models), func(i, j int) { models[i], models[j] = models[j], models[i] })
+	var last error
+	for _, m := range models {
+		w.model = m
+		exp, err := w.builder().Build()
+		var ce *dash.CapacityError
+		if err == nil {
+			return w, exp, nil
+		}
+		if !errors.As(err, &ce) {
+			return w, dash.Experiment{}, err
+		}
+		last = err
+	}
+	return w, dash.Experiment{}, last
+}
+
+func (w whatIf) builder() dash.ExperimentBuilder {
+	return reference.Experiment(w.model, "dash").System(w.system).Batch(w.batch).Prompt(w.prompt).Output(w.output).Lookahead(w.lookahead)
+}
+
+// outcome is what a what-if measured: E2E (the serving trace's total time)
+// and the first token's time.
+type outcome struct {
+	e2e, ttft, tpot Time
+	routes          []RouteStats
+}
+
+// serveRows is the short serving trace: passes of mixed prefill chunks and
+// decode rows over the what-if's prompt length.
+func (w whatIf) serveRows() [][]Row {
+	p := w.prompt
+	half := max(1, p/2)
+	return [][]Row{
+		{{Tokens: half, Cached: 0, Prompt: p}, {Tokens: p, Cached: 0, Prompt: p}},
+		{{Tokens: p - half, Cached: half, Prompt: p}, {Tokens: 1, Cached: p, Prompt: p}},
+		{{Tokens: 1, Cached: p, Prompt: p}, {Tokens: 1, Cached: p + 1, Prompt: p}, {Tokens: p, Cached: 0, Prompt: p}},
+		{{Tokens: 1, Cached: p + 1, Prompt: p}, {Tokens: 1, Cached: p + 2, Prompt: p}, {Tokens: 1, Cached: p, Prompt: p}},
+	}
+}
+
+// runWhatIf runs the what-if's experiment (fixed batch, or the serving
+// trace on a Passer) under opts.
+func (w whatIf) run(exp dash.Experiment, opts Options) (outcome, error) {
+	opts.MaxEvents, opts.MaxWall = 20_000_000, time.Minute
+	if !w.serve {
+		r, err := RunWith(exp, opts)
+		return outcome{e2e: r.E2E, ttft: r.TTFT, tpot: r.TPOT, routes: r.Routes}, err
+	}
+	p, err := NewPasser(exp, opts)
+	if err != nil {
+		return outcome{}, err
+	}
+	var o outcome
+	for k, rows := range w.serveRows() {
+		res, err := p.Run(rows)
+		if err != nil {
+			return o, err
+		}
+		if res.Duration <= 0 {
+			return o, fmt.Errorf("pass %d took %v", k, res.Duration)
+		}
+		if k == 0 {
+			o.ttft = p.Now()
+		}
+	}
+	o.e2e, o.tpot = p.Now(), (p.Now()-o.ttft)/3
+	for rt := range numRoutes {
+		if p.e.st.requested[rt] > 0 {
+			o.routes = append(o.routes, RouteStats{Route: rt, Requested: p.e.st.requested[rt], Delivered: p.e.st.delivered[rt]})
+		}
+	}
+	return o, nil
+}
+
+// faster is one part of the system made faster (or a latency shorter), for
+// the monotonicity check.
+type faster struct {
+	what   string
+	modify func(*dash.SystemSpec)
+}
+
+func fasterParts(s dash.SystemSpec) []faster {
+	x := 2.0
+	out := []faster{
+		{"GPU-HBM links", func(s *dash.SystemSpec) {
+			s.Topology.GPUHBMUsable *= unit.BytesPerSecond(x)
+			scaleLinks(s, dash.LinkGPUHBM, x)
+		}},
+		{"HBM arrays", func(s *dash.SystemSpec) { s.HBM.ArrayBandwidth *= unit.BytesPerSecond(x) }},
+	}
+	if s.Topology.HBMOnly {
+		return out
+	}
+	out = append(out,
+		faster{"TSVs", func(s *dash.SystemSpec) { s.HBF.TSVBandwidth *= unit.BytesPerSecond(x) }},
+		faster{"t_R", func(s *dash.SystemSpec) { s.HBF.TRead = max(dash.MinTRead, s.HBF.TRead/2) }},
+		faster{"t_PROG", func(s *dash.SystemSpec) { s.HBF.TProg = max(unit.Nanosecond, s.HBF.TProg/2) }},
+		faster{"HBF SRAM", func(s *dash.SystemSpec) { s.HBF.SRAM.Regions++ }},
+		faster{"relay SRAM", func(s *dash.SystemSpec) { s.HBM.RelaySRAM.Regions++ }},
+	)
+	if s.Topology.GPUHBF {
+		out = append(out, faster{"GPU-HBF links", func(s *dash.SystemSpec) {
+			s.Topology.GPUHBFUsable *= unit.BytesPerSecond(x)
+			scaleLinks(s, dash.LinkGPUHBF, x)
+		}})
+	}
+	if s.Topology.HBMHBF {
+		out = append(out, faster{"HBM-HBF links", func(s *dash.SystemSpec) {
+			s.Topology.HBMHBFUsable *= unit.BytesPerSecond(x)
+			scaleLinks(s, dash.LinkHBMHBF, x)
+		}})
+	}
+	return out
+}
+
+// scaleLinks multiplies the rates of the single links of a kind.
+func scaleLinks(s *dash.SystemSpec, kind dash.LinkKind, x float64) {
+	rates, _ := s.Topology.SingleLinks()
+	for name, r := range rates {
+		if linkKindOf(name) == kind {
+			rates[name] = unit.BytesPerSecond(float64(r) * x)
+		}
+	}
+	s.Topology.LinkUsable = dash.WithLinkUsable(rates)
+}
+
+// linkKindOf is the kind of a link by its name ("gpu-hbm0", "hbm1-hbf0").
+func linkKindOf(name string) dash.LinkKind {
+	switch {
+	case strings.HasPrefix(name, "gpu-hbm"):
+		return dash.LinkGPUHBM
+	case strings.HasPrefix(name, "gpu-hbf"):
+		return dash.LinkGPUHBF
+	}
+	return dash.LinkHBMHBF
+}
+
+// Tolerances of the relative checks, measured (see the closing note of
+// issue 21 and TestWhatIfSweep for the distribution). The strict checks
+// (bytes, rates, times, the shortcuts) have none. A part made faster or a
+// path added can lengthen a run a little through the engine's scheduling,
+// which is greedy and works in whole chunks and whole experts: a faster
+// resource changes the order in which chunks reach the FIFO servers
+// downstream (list-scheduling anomalies), a program that goes first holds
+// the array for t_PROG whenever it becomes ready, and a path much slower
+// than the others adds a chunk or an expert that ends after the rest.
+const (
+	// monotoneTol bounds how much longer E2E may get when a part gets
+	// faster.
+	monotoneTol = 0.12
+	// subsetTol bounds how much longer a topology with more paths may take
+	// than one with a subset of them and the same parts.
+	subsetTol = 0.40
+)
+
+// checkWhatIf runs one what-if and checks its invariants; deep adds the
+// checks that rerun it (event by event, with a part faster, with fewer
+// paths). It returns the what-if and an error naming the first violation.
+func checkWhatIf(seed uint64, deep bool) (whatIf, error) { return checkWhatIfInto(seed, deep, nil) }
+
+// excess collects what the relative checks measured: how much longer E2E
+// got (relative, 0 when not longer) when a part got faster, and with all
+// three paths against each subset.
+type excess struct{ monotone, subset []float64 }
+
+func checkWhatIfInto(seed uint64, deep bool, m *excess) (whatIf, error) {
+	w, exp, err := drawWhatIf(seed)
+	if err != nil {
+		var ce *dash.CapacityError
+		if errors.As(err, &ce) {
+			return w, nil // nothing in the catalogue fits: no what-if
+		}
+		return w, fmt.Errorf("build: %w", err)
+	}
+	a := &auditor{}
+	o, err := w.run(exp, Options{audit: a})
+	var be *BudgetError
+	if errors.As(err, &be) {
+		w.model = "" // too large to check within the test's budget
+		return w, nil
+	}
+	if err != nil {
+		return w, fmt.Errorf("run: %w", err)
+	}
+	if err := a.Err(); err != nil {
+		return w, fmt.Errorf("physics: %w", err)
+	}
+	if err := sane(o); err != nil {
+		return w, err
+	}
+	if err := inventoryMatches(exp, w); err != nil {
+		return w, err
+	}
+	if !deep {
+		return w, nil
+	}
+	// Event by event: the shortcuts change nothing, and every operator
+	// receives each byte it needs from the memory that holds it.
+	a = &auditor{}
+	slow, err := w.run(exp, Options{NoJump: true, audit: a})
+	if errors.As(err, &be) {
+		return w, nil // the event-by-event run is too long for the test's budget
+	}
+	if err != nil {
+		return w, fmt.Errorf("run (NoJump): %w", err)
+	}
+	if err := a.Err(); err != nil {
+		return w, fmt.Errorf("physics (NoJump): %w", err)
+	}
+	if slow.e2e != o.e2e || slow.ttft != o.ttft || !slices.Equal(slow.routes, o.routes) {
+		return w, fmt.Errorf("NoJump: E2E %v, TTFT %v; with shortcuts %v, %v", slow.e2e, slow.ttft, o.e2e, o.ttft)
+	}
+	// A faster part never makes the run longer.
+	parts := fasterParts(w.system)
+	f := parts[int(seed%uint64(len(parts)))]
+	v := w
+	f.modify(&v.system)
+	got, err := v.outcome()
+	if err != nil {
+		return w, fmt.Errorf("faster %s: %w", f.what, err)
+	}
+	if m != nil {
+		m.monotone = append(m.monotone, max(0, float64(got.e2e)/float64(o.e2e)-1))
+	}
+	if float64(got.e2e) > float64(o.e2e)*(1+monotoneTol) {
+		return w, fmt.Errorf("faster %s: E2E %v, longer than %v (%+.3f%%)", f.what, got.e2e, o.e2e, 100*(float64(got.e2e)/float64(o.e2e)-1))
+	}
+	// More paths never slower than a subset of them with the same parts.
+	t := w.system.Topology
+	if t.GPUHBF && t.HBMHBF {
+		for _, drop := range []string{"gpu_hbf", "hbm_hbf"} {
+			v := w
+			if drop == "gpu_hbf" {
+				v.system.Topology.GPUHBF = false
+			} else {
+				v.system.Topology.HBMHBF = false
+			}
+			all, _ := w.system.Topology.SingleLinks()
+			keep := map[string]unit.BytesPerSecond{}
+			for _, name := range v.system.Topology.LinkNames() {
+				if r, ok := all[name]; ok {
+					keep[name] = r
+				}
+			}
+			v.system.Topology.LinkUsable = dash.WithLinkUsable(keep)
+			got, err := v.outcome()
+			if err != nil {
+				return w, fmt.Errorf("without %s: %w", drop, err)
+			}
+			if m != nil {
+				m.subset = append(m.subset, max(0, float64(o.e2e)/float64(got.e2e)-1))
+			}
+			if float64(o.e2e) > float64(got.e2e)*(1+subsetTol) {
+				return w, fmt.Errorf("all three paths: E2E %v, longer than without %s (%v, %+.3f%%)", o.e2e, drop, got.e2e, 100*(float64(o.e2e)/float64(got.e2e)-1))
+			}
+		}
+	}
+	return w, nil
+}
+
+// outcome builds and runs a variant of the what-if.
+func (w whatIf) outcome() (outcome, error) {
+	exp, err := w.builder().Build()
+	if err != nil {
+		return outcome{}, err
+	}
+	return w.run(exp, Options{})
+}
+
+// sane checks that the times are positive and finite and every route
+// delivered what it was asked.
+func sane(o outcome) error {
+	if o.ttft <= 0 || o.e2e < o.ttft || o.tpot <= 0 || o.e2e > MaxTime {
+		return fmt.Errorf("times: TTFT %v, TPOT %v, E2E %v", o.ttft, o.tpot, o.e2e)
+	}
+	for _, rt := range o.routes {
+		if rt.Requested != rt.Delivered {
+			return fmt.Errorf("route %s: requested %v, delivered %v", rt.Route, rt.Requested, rt.Delivered)
+		}
+	}
+	return nil
+}
+
+// inventoryMatches checks that the operators of a prefill and a decode
+// pass read, layer by layer, the bytes the model's inventory holds (the
+// weights the layer's operators use, shared and selected experts) and the
+// KV their spans cover.
+func inventoryMatches(exp dash.Experiment, w whatIf) error {
+	pb := newProgramBuilder(exp)
+	m := exp.Model()
+	lw := exp.Inventory().Layers(m)
+	kv := exp.Footprint().KVBytesPerTokenPerLayer
+	derived := unit.Bytes(0)
+	if pb.lookahead {
+		derived = dash.LookaheadRouterBytes(m)
+	}
+	for _, decode := range []bool{false, true} {
+		ctx := w.prompt + 1
+		if !decode {
+			ctx = w.prompt
+		}
+		p := pb.build(decode, ctx, 1)
+		tokens := w.batch
+		if !decode {
+			tokens *= w.prompt
+		}
+		weights := map[int]unit.Bytes{}
+		kvRead := map[int]unit.Bytes{}
+		routed := map[int]unit.Bytes{}
+		for _, op := range p.ops {
+			weights[op.layer] += op.weights + unit.Bytes(op.sharedN)*op.sharedBytes
+			routed[op.layer] += unit.Bytes(op.routedN) * op.expertSize
+			kvRead[op.layer] += op.kvHBM + op.kvHBF
+		}
+		for i, l := range lw {
+			want := l.Attention + l.Norms + l.Router + l.DenseFFN + l.SharedExperts
+			if l.MoE {
+				want += derived
+				active := min(m.FFN.RoutedExperts, tokens*m.FFN.TopK)
+				if routed[i] != unit.Bytes(active)*l.RoutedExpert {
+					return fmt.Errorf("layer %d (decode %v): %v of selected experts, want %d x %v", i, decode, routed[i], active, l.RoutedExpert)
+				}
+			}
+			if weights[i] != want {
+				return fmt.Errorf("layer %d (decode %v): operators read %v of weights, the inventory has %v", i, decode, weights[i], want)
+			}
+			span := roundUp(m.AttentionSpan(i, ctx), exp.Execution().BlockTokens())
+			if want := unit.Bytes(w.batch) * unit.Bytes(span) * kv; decode && kvRead[i] != want {
+				return fmt.Errorf("layer %d: KV read %v, want %v", i, kvRead[i], want)
+			}
+		}
+	}
+	return nil
+}
+
+// TestRandomWhatIfs checks the invariants on a few hundred seeded
+// what-ifs: each run, every fourth also event by event, with a faster
+// part and without each of its paths.
+func TestRandomWhatIfs(t *testing.T) {
+	n := 240
+	if testing.Short() {
+		n = 40
+	}
+	ran := 0
+	for seed := range uint64(n) {
+		w, err := checkWhatIf(seed, seed%4 == 0)
+		if err != nil {
+			t.Errorf("%v\n  %v", w, err)
+			continue
+		}
+		if w.model != "" {
+			ran++
+		}
+	}
+	t.Logf("%d what-ifs checked", ran)
+}
+
+// TestWhatIfRegressions are the what-ifs that found engine bugs, checked
+// in full: a program waiting for the array while written KV filled the
+// transfer SRAM and sensed data waited for a region (a deadlock: 93, 188,
+// 192); a slow route fed as many chunks as the others and holding them
+// back in SRAM (124, 20, 772); the HBM-only rule for small tensors timed
+// by the slowest HBF route (772); an interleave by run size that the
+// periodic jumps could not repeat (499, 363, 744, 936); expert sets
+// chosen without the transfer SRAM they share (1120); a run that drained
+// first leaving the others of its group with the credits they built up
+// against it, so that the run with the most took all its chunks before a
+// slow relay route got any (66: t_R halved, E2E +28%).
+func TestWhatIfRegressions(t *testing.T) {
+	for _, seed := range []uint64{93, 188, 192, 124, 20, 772, 499, 363, 744, 936, 1120, 66} {
+		if w, err := checkWhatIf(seed, true); err != nil {
+			t.Errorf("%v\n  %v", w, err)
+		}
+	}
+}
+
+// FuzzWhatIf checks the invariants on the what-if of any seed, with the
+// reruns (go test -fuzz FuzzWhatIf ./dash/sim).
+func FuzzWhatIf(f *testing.F) {
+	for seed := range uint64(8) {
+		f.Add(seed)
+	}
+	f.Fuzz(func(t *testing.T, seed uint64) {
+		if w, err := checkWhatIf(seed, true); err != nil {
+			t.Fatalf("%v\n  %v", w, err)
+		}
+	})
+}
+
+// TestWhatIfSweep measures the relative checks over a range of seeds,
+// every what-if in full, when DASH_WHATIFS names one ("0-10000"): the
+// violations of each check beyond zero, and their largest, for the
+// tolerances above. It is skipped otherwise.
+func TestWhatIfSweep(t *testing.T) {
+	spec := os.Getenv("DASH_WHATIFS")
+	if spec == "" {
+		t.Skip("set DASH_WHATIFS=LO-HI to sweep")
+	}
+	lo, hi, _ := strings.Cut(spec, "-")
+	a, err1 := strconv.ParseUint(lo, 10, 64)
+	b, err2 := strconv.ParseUint(hi, 10, 64)
+	if err1 != nil || err2 != nil || b <= a {
+		t.Fatalf("DASH_WHATIFS=%q: want LO-HI", spec)
+	}
+	ran, failed := 0, 0
+	var m excess
+	for seed := a; seed < b; seed++ {
+		w, err := checkWhatIfInto(seed, true, &m)
+		if err != nil {
+			failed++
+			t.Errorf("%v\n  %v", w, err)
+		}
+		if w.model != "" {
+			ran++
+		}
+	}
+	t.Logf("%d what-ifs checked, %d failed", ran, failed)
+	for _, c := range []struct {
+		name string
+		v    []float64
+	}{{"a part faster", m.monotone}, {"three paths against a subset", m.subset}} {
+		slices.Sort(c.v)
+		n, over := len(c.v), 0
+		for _, x := range c.v {
+			if x > 0 {
+				over++
+			}
+		}
+		if n == 0 {
+			continue
+		}
+		q := func(p float64) float64 { return 100 * c.v[min(n-1, int(p*float64(n)))] }
+		t.Logf("%s: %d comparisons, %d longer; longer by p50 %.3f%%, p90 %.3f%%, p99 %.3f%%, max %.3f%%",
+			c.name, n, over, q(0.5), q(0.9), q(0.99), 100*c.v[n-1])
+	}
+}
