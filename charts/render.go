@@ -157,10 +157,16 @@ func chartHTML(id, style, body string, st *Static) string {
 		`(function (document) {` + "\n")
 	b.WriteString(escapeInlineScript(body))
 	b.WriteString("\n})({ getElementById: function () { return live; } });\n};\n")
-	b.WriteString(`if (typeof echarts !== "undefined") { draw(echarts); }` + "\n" +
+	// A page still being parsed (an exported report) draws its charts once it has been
+	// read whole: drawn here, each chart held the parser up, and nbconvert's webpdf, which
+	// prints when the network is idle, printed the page cut after the charts drawn so far.
+	b.WriteString(`var go = function () {` + "\n" +
+		`if (typeof echarts !== "undefined") { draw(echarts); }` + "\n" +
 		`else if (window.dashlabEChartsQueue) { window.dashlabEChartsQueue.push(draw); }` + "\n" +
 		`else { el.setAttribute("data-dashlab-error", "echarts library not loaded"); el.title = ` +
-		`"Static image: the ECharts library is not on this page (in a notebook, run the cell that shows charts.LibraryHTML() first)"; }` + "\n")
+		`"Static image: the ECharts library is not on this page (in a notebook, run the cell that shows charts.LibraryHTML() first)"; }` + "\n" +
+		`};` + "\n" +
+		`if (document.readyState === "loading") { document.addEventListener("DOMContentLoaded", go); } else { go(); }` + "\n")
 	b.WriteString("})();</script>")
 	return b.String()
 }
