@@ -453,7 +453,7 @@ def check_slider(path, timeout):
         with sync_playwright() as p:
             b = browser(p)
             page = b.new_page(viewport={"width": 1280, "height": 1400})
-            page.goto(j.url(f"/lab/workspaces/nbcheck-slider/tree/{name}", "reset"))
+            page.goto(j.url(f"/lab/tree/{name}"))  # a server of its own: no other notebook in its workspace
             page.wait_for_selector(".jp-Notebook .jp-Cell", timeout=120000)
             page.wait_for_selector(".jp-Notebook-ExecutionIndicator[data-status='idle'], .jp-KernelStatus", timeout=120000)
             page.wait_for_timeout(3000)
