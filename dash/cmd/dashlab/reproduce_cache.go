@@ -14,7 +14,8 @@ import (
 )
 
 // reproduceCache is the result cache of one reproduce command: its key
-// (the binary's build, the embedded data's hash and the command line) and
+// (the binary's build, the embedded data's hash, the command line and
+// the environment that changes the output, outputEnv) and
 // what the command prints and writes, recorded for storing. A nil
 // *reproduceCache (--no-cache, or no cache directory) does nothing.
 type reproduceCache struct {
@@ -26,12 +27,20 @@ type reproduceCache struct {
 	files  map[string][]byte
 }
 
+// outputEnv are the environment variables that change what reproduce
+// writes (DASHLAB_STATIC=0 leaves the static images out of the report's
+// charts): part of the cache key, as the command line is.
+var outputEnv = []string{"DASHLAB_STATIC"}
+
 // openReproduceCache keys the command; it returns nil, with a warning,
 // when there is no cache to use.
 func openReproduceCache(args []string, stderr io.Writer) *reproduceCache {
 	c, err := resultcache.Open("reproduce")
 	if err == nil {
 		inputs := append([]string{"dashlab reproduce"}, args...)
+		for _, v := range outputEnv { // the environment that changes what is written
+			inputs = append(inputs, v+"="+os.Getenv(v))
+		}
 		var key string
 		if key, err = resultcache.Key(reference.DataHash(), inputs...); err == nil {
 			return &reproduceCache{c: c, key: key, inputs: inputs, stderr: stderr}

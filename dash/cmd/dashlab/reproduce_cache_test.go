@@ -9,7 +9,7 @@ import (
 
 // A second reproduce with the same binary and command line prints the
 // stored output and writes the stored report; a command line that differs
-// in one input misses; --no-cache recomputes; cache clear empties it.
+// in one input misses, and so does one run with DASHLAB_STATIC=0; --no-cache recomputes; cache clear empties it.
 func TestReproduceCache(t *testing.T) {
 	t.Setenv("XDG_CACHE_HOME", t.TempDir())
 	out := t.TempDir()
@@ -38,6 +38,11 @@ func TestReproduceCache(t *testing.T) {
 	if _, _, errs := dashlab(small...); strings.Contains(errs, "the result of") {
 		t.Errorf("the command without --out was answered from the cache of the one with it: %q", errs)
 	}
+	t.Setenv("DASHLAB_STATIC", "0") // the report's charts without their static images
+	if _, _, errs := dashlab(small...); strings.Contains(errs, "the result of") {
+		t.Errorf("DASHLAB_STATIC=0 was answered from the cache of the run without it: %q", errs)
+	}
+	os.Unsetenv("DASHLAB_STATIC")
 	other := append([]string{}, small...)
 	other[2] = "hbm."
 	if _, _, errs := dashlab(other...); strings.Contains(errs, "the result of") {
@@ -47,8 +52,8 @@ func TestReproduceCache(t *testing.T) {
 		t.Errorf("--no-cache read the cache: %q", errs)
 	}
 	code, info, _ := dashlab("cache", "info")
-	if code != 0 || !strings.Contains(info, "3 reproduce results") {
-		t.Errorf("cache info: exit %d, %q (want the three commands' results)", code, info)
+	if code != 0 || !strings.Contains(info, "4 reproduce results") {
+		t.Errorf("cache info: exit %d, %q (want the four commands' results)", code, info)
 	}
 	if code, _, errs := dashlab("cache", "clear"); code != 0 {
 		t.Fatalf("cache clear: exit %d: %s", code, errs)
