@@ -39,6 +39,11 @@ type whatIf struct {
 	lookahead             bool
 	serve                 bool
 	desc                  []string
+	// deadline, when set, bounds the wall time of all the what-if's runs:
+	// a run past it stops with a BudgetError and the what-if is skipped
+	// (FuzzWhatIf: the fuzzer kills a worker whose input takes 10 s of
+	// wall time, golang/go#56238, which a loaded machine reaches).
+	deadline time.Time
 }
 
 func (w whatIf) String() string {
@@ -157,6 +162,12 @@ func (w whatIf) serveRows() [][]Row {
 // trace on a Passer) under opts.
 func (w whatIf) run(exp dash.Experiment, opts Options) (outcome, error) {
 	opts.MaxEvents, opts.MaxWall = 20_000_000, time.Minute
+	if !w.deadline.IsZero() {
+		opts.MaxWall = time.Until(w.deadline)
+		if opts.MaxWall <= 0 {
+			return outcome{}, &BudgetError{Budget: "wall clock", Limit: "the what-if's deadline"}
+		}
+	}
 	if !w.serve {
 		r, err := RunWith(exp, opts)
 		return outcome{e2e: r.E2E, ttft: r.TTFT, tpot: r.TPOT, routes: r.Routes}, err
@@ -271,7 +282,9 @@ const (
 // checkWhatIf runs one what-if and checks its invariants; deep adds the
 // checks that rerun it (event by event, with a part faster, with fewer
 // paths). It returns the what-if and an error naming the first violation.
-func checkWhatIf(seed uint64, deep bool) (whatIf, error) { return checkWhatIfInto(seed, deep, nil) }
+func checkWhatIf(seed uint64, deep bool) (whatIf, error) {
+	return checkWhatIfWithin(seed, deep, nil, time.Time{})
+}
 
 // excess collects what the relative checks measured: how much longer E2E
 // got (relative, 0 when not longer) when a part got faster, and with all
@@ -279,7 +292,15 @@ func checkWhatIf(seed uint64, deep bool) (whatIf, error) { return checkWhatIfInt
 type excess struct{ monotone, subset []float64 }
 
 func checkWhatIfInto(seed uint64, deep bool, m *excess) (whatIf, error) {
+	return checkWhatIfWithin(seed, deep, m, time.Time{})
+}
+
+// checkWhatIfWithin is checkWhatIfInto with the what-if's runs bounded by
+// deadline (zero: a minute a run); a what-if that does not finish within
+// it is skipped (its model left empty).
+func checkWhatIfWithin(seed uint64, deep bool, m *excess, deadline time.Time) (whatIf, error) {
 	w, exp, err := drawWhatIf(seed)
+	w.deadline = deadline
 	if err != nil {
 		var ce *dash.CapacityError
 		if errors.As(err, &ce) {
@@ -314,6 +335,7 @@ func checkWhatIfInto(seed uint64, deep bool, m *excess) (whatIf, error) {
 	a = &auditor{}
 	slow, err := w.run(exp, Options{NoJump: true, audit: a})
 	if errors.As(err, &be) {
+		w.model = ""
 		return w, nil // the event-by-event run is too long for the test's budget
 	}
 	if err != nil {
@@ -331,6 +353,10 @@ func checkWhatIfInto(seed uint64, deep bool, m *excess) (whatIf, error) {
 	v := w
 	f.modify(&v.system)
 	got, err := v.outcome()
+	if errors.As(err, &be) {
+		w.model = ""
+		return w, nil
+	}
 	if err != nil {
 		return w, fmt.Errorf("faster %s: %w", f.what, err)
 	}
@@ -359,6 +385,10 @@ func checkWhatIfInto(seed uint64, deep bool, m *excess) (whatIf, error) {
 			}
 			v.system.Topology.LinkUsable = dash.WithLinkUsable(keep)
 			got, err := v.outcome()
+			if errors.As(err, &be) {
+				w.model = ""
+				return w, nil
+			}
 			if err != nil {
 				return w, fmt.Errorf("without %s: %w", drop, err)
 			}
@@ -496,7 +526,7 @@ func FuzzWhatIf(f *testing.F) {
 		f.Add(seed)
 	}
 	f.Fuzz(func(t *testing.T, seed uint64) {
-		if w, err := checkWhatIf(seed, true); err != nil {
+		if w, err := checkWhatIfWithin(seed, true, nil, time.Now().Add(8*time.Second)); err != nil {
 			t.Fatalf("%v\n  %v", w, err)
 		}
 	})
