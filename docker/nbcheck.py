@@ -455,7 +455,15 @@ def check_slider(path, timeout):
             page = b.new_page(viewport={"width": 1280, "height": 1400})
             page.goto(j.url(f"/lab/tree/{name}"))  # a server of its own: no other notebook in its workspace
             page.wait_for_selector(".jp-Notebook .jp-Cell", timeout=120000)
-            page.wait_for_selector(".jp-Notebook-ExecutionIndicator[data-status='idle'], .jp-KernelStatus", timeout=120000)
+            # The kernel's idle mark, when the page shows one. It is only a courtesy wait: in one CI
+            # run neither the toolbar's indicator nor the status bar's item became visible in 120 s
+            # while the page was otherwise up; Run All queues the cells whatever the kernel's state,
+            # and the loop below is what checks that they ran.
+            try:
+                page.wait_for_selector(".jp-Notebook-ExecutionIndicator[data-status='idle'], .jp-KernelStatus",
+                                       state="attached", timeout=60000)
+            except Exception:
+                print("     (e) no kernel status on the page after 60 s; running all cells anyway", file=sys.stderr)
             page.wait_for_timeout(3000)
             t0 = time.monotonic()
             page.click(".lm-MenuBar-item:has-text('Run')")  # the menu, as a user does
