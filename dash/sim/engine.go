@@ -521,8 +521,23 @@ func (e *engine) resense(stack int) {
 		s.cacheReg, s.cacheNext, s.cacheDone = nil, 0, 0
 	}
 	s.tsvWait = false
-	var g readGroup
+	// One read group per consumer, the operator that runs first first: the
+	// dropped waves may hold the data of a later operator sensed ahead
+	// (the selected experts queued when routing ended), and one group
+	// would interleave them with the running operator's, so that they
+	// could take every SRAM region, waiting for their operator to start,
+	// while the running one's data wait behind them: a deadlock.
+	var groups []readGroup
 	for _, sg := range back {
+		op := e.streams[sg.stream].consumer
+		n := 0
+		for n < len(groups) && groups[n].op != op {
+			n++
+		}
+		if n == len(groups) {
+			groups = append(groups, readGroup{op: op})
+		}
+		g := &groups[n]
 		k := len(g.runs) - 1
 		if k < 0 || g.runs[k].stream != sg.stream || g.runs[k].last > 0 {
 			g.runs = append(g.runs, readRun{stream: sg.stream})
@@ -534,9 +549,11 @@ func (e *engine) resense(stack int) {
 			g.runs[k].last = sg.bytes
 		}
 	}
-	g.op = e.streams[back[0].stream].consumer
-	s.readQ = append([]readGroup{g}, s.readQ...)
-	e.weigh(stack, &s.readQ[0])
+	slices.SortStableFunc(groups, func(a, b readGroup) int { return cmp.Compare(a.op, b.op) })
+	s.readQ = append(groups, s.readQ...)
+	for k := range groups {
+		e.weigh(stack, &s.readQ[k])
+	}
 	s.resensed += int64(len(back))
 }
 
@@ -1074,6 +1091,13 @@ func (e *engine) bufferProgram(stack int, sg seg) {
 		w := st.progBuf
 		st.progBuf = progWave{}
 		e.hbf[stack].progPending = append(e.hbf[stack].progPending, w)
+		e.kickArray(stack)
+		return
+	}
+	// The chunk may have taken the transfer SRAM's last region from sensed
+	// data that a pending program waits for: nothing else would look
+	// again (the array, the TSV and the SRAM are all idle then).
+	if s := &e.hbf[stack]; len(s.progPending) > 0 && !s.programActive && e.programStuck(stack) {
 		e.kickArray(stack)
 	}
 }

@@ -510,9 +510,17 @@ func TestRandomWhatIfs(t *testing.T) {
 // chosen without the transfer SRAM they share (1120); a run that drained
 // first leaving the others of its group with the credits they built up
 // against it, so that the run with the most took all its chunks before a
-// slow relay route got any (66: t_R halved, E2E +28%).
+// slow relay route got any (66: t_R halved, E2E +28%); sensed data
+// dropped for a program put back as one read group, so that the selected
+// experts of a later operator, interleaved with the running operator's
+// data, took every transfer-SRAM region waiting for their operator to
+// start (a deadlock: 31929, 34675, 31319, 33598, 33634); a written chunk
+// that took the transfer SRAM's last region from the sensed data a
+// pending program waited for, with nothing left to look again (a
+// deadlock in RelayOnly: 32086, 31476, 35347).
 func TestWhatIfRegressions(t *testing.T) {
-	for _, seed := range []uint64{93, 188, 192, 124, 20, 772, 499, 363, 744, 936, 1120, 66} {
+	for _, seed := range []uint64{93, 188, 192, 124, 20, 772, 499, 363, 744, 936, 1120, 66,
+		31929, 34675, 31319, 33598, 33634, 32086, 31476, 35347} {
 		if w, err := checkWhatIf(seed, true); err != nil {
 			t.Errorf("%v\n  %v", w, err)
 		}
