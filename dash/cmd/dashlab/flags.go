@@ -66,6 +66,18 @@ func noArgs(fs *flag.FlagSet) error {
 	return nil
 }
 
+// parseNoArgs parses a command's flags, refuses positional arguments and
+// checks its --format value: the start every listing command shares.
+func parseNoArgs(fs *flag.FlagSet, args []string, format *string) error {
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	if err := noArgs(fs); err != nil {
+		return err
+	}
+	return checkFormat(*format)
+}
+
 // setFlags returns the names of the flags given on the command line, in
 // the order the flag set lists them.
 func setFlags(fs *flag.FlagSet) []string {

@@ -141,13 +141,7 @@ func gpuValidate(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("gpu validate", "gpu validate --profile NAME_OR_DIR [--format table|json|csv]", stderr)
 	profile := fs.String("profile", reference.DefaultProfile, "shipped profile name ("+strings.Join(reference.ProfileNames(), ", ")+") or a directory with the same CSV files (each at most 1 MiB; sizes 1 to 16Mi, latencies 0.01 us to 1e9 us)")
 	format := fs.String("format", "table", "output format: table, json or csv (one row per validation set and kind)")
-	if err := parse(fs, args); err != nil {
-		return err
-	}
-	if err := noArgs(fs); err != nil {
-		return err
-	}
-	if err := checkFormat(*format); err != nil {
+	if err := parseNoArgs(fs, args, format); err != nil {
 		return err
 	}
 	p, err := loadGPUProfile(*profile)

@@ -38,13 +38,7 @@ type modelJSON struct {
 func runModels(args []string, _ io.Reader, stdout, stderr io.Writer) error {
 	fs := newFlags("models", "models [--format table|json|csv]", stderr)
 	format := fs.String("format", "table", "output format: table, json or csv (one row per model)")
-	if err := parse(fs, args); err != nil {
-		return err
-	}
-	if err := noArgs(fs); err != nil {
-		return err
-	}
-	if err := checkFormat(*format); err != nil {
+	if err := parseNoArgs(fs, args, format); err != nil {
 		return err
 	}
 	var rows []modelJSON

@@ -28,13 +28,7 @@ func runReproduce(args []string, _ io.Reader, stdout, stderr io.Writer) (err err
 	assumptions := fs.Bool("assumptions", false, "with --out: also run the assumption study (the memory-system groups again with the HBM array rate and the TSV rate at half and twice their assumed values, under the paper reading) into the report's assumption table; several times the run's time")
 	quiet := fs.Bool("quiet", false, "no progress on stderr (shown after two seconds otherwise)")
 	noCache := fs.Bool("no-cache", false, "recompute, neither reading nor storing the result cache (a second run of the same command with the same binary prints the stored output; 'dashlab cache clear' empties it)")
-	if err := parse(fs, args); err != nil {
-		return err
-	}
-	if err := noArgs(fs); err != nil {
-		return err
-	}
-	if err := checkFormat(*format); err != nil {
+	if err := parseNoArgs(fs, args, format); err != nil {
 		return err
 	}
 	if err := checkWorkers(*workers); err != nil {

@@ -73,13 +73,7 @@ func infoOf(t *routing.Trace) traceInfo {
 func runRoutingList(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("routing list", "routing list [--format table|json|csv]", stderr)
 	format := fs.String("format", "table", "output format: table, json or csv")
-	if err := parse(fs, args); err != nil {
-		return err
-	}
-	if err := noArgs(fs); err != nil {
-		return err
-	}
-	if err := checkFormat(*format); err != nil {
+	if err := parseNoArgs(fs, args, format); err != nil {
 		return err
 	}
 	var infos []traceInfo

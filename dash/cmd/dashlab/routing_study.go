@@ -80,13 +80,7 @@ func runRoutingStudy(args []string, stdout, stderr io.Writer) error {
 	workers := fs.Int("workers", 0, "simulations at once (0: one per CPU)")
 	var sets settingsFlag
 	fs.Var(&sets, "set", "knob PATH=VALUE for every case (repeatable; see 'dashlab knobs')")
-	if err := parse(fs, args); err != nil {
-		return err
-	}
-	if err := noArgs(fs); err != nil {
-		return err
-	}
-	if err := checkFormat(*format); err != nil {
+	if err := parseNoArgs(fs, args, format); err != nil {
 		return err
 	}
 	if err := checkWorkers(*workers); err != nil {

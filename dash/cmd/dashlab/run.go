@@ -31,13 +31,7 @@ func runRun(args []string, _ io.Reader, stdout, stderr io.Writer) error {
 	sample := fs.Int("decode-sample", 0, "simulate one paged-KV block in N of a long decode and interpolate the rest (0: every block, exact; 16 suits 1M-token decodes)")
 	maxEvents := fs.Int64("max-events", sim.DefaultMaxEvents, "event budget: the run stops with an error after this many events")
 	maxWall := fs.Duration("max-wall", sim.DefaultMaxWall, "wall-clock budget: the run stops with an error after this long")
-	if err := parse(fs, args); err != nil {
-		return err
-	}
-	if err := noArgs(fs); err != nil {
-		return err
-	}
-	if err := checkFormat(*format); err != nil {
+	if err := parseNoArgs(fs, args, format); err != nil {
 		return err
 	}
 	if err := tables.check(); err != nil {
