@@ -118,9 +118,14 @@ type Bound struct {
 	pos  []int // decoder layer -> trace layer position, -1 for dense
 	wrap bool
 	e    int // the model's routed experts
-	// first[r], once computed, is trace request r's FirstUse table.
-	mu    sync.Mutex
-	first map[int][]uint32
+	// first[r], once computed, is trace request r's FirstUse table; sets
+	// and prefix keep the bit sets of Sets and PrefixSets (setBytes: the
+	// bytes sets holds).
+	mu       sync.Mutex
+	first    map[int][]uint32
+	sets     map[setKey][]uint64
+	setBytes int
+	prefix   map[int]prefixSet
 }
 
 // Bind checks the trace against m (Check) and binds it.

@@ -17,22 +17,11 @@ type Source interface {
 
 // Token implements Source under the trace's rule (see Bound).
 func (b *Bound) Token(req, tok int) ([]uint16, error) {
+	r, tok, err := b.locate(req, tok)
+	if err != nil {
+		return nil, err
+	}
 	t := b.t
-	r := req
-	if r >= t.Requests() {
-		if !b.wrap {
-			_, err := b.Selected(req, tok, b.firstMoE())
-			return nil, err
-		}
-		r %= t.Requests()
-	}
-	if n := t.Tokens(r); tok >= n {
-		if !b.wrap {
-			_, err := b.Selected(req, tok, b.firstMoE())
-			return nil, err
-		}
-		tok %= n
-	}
 	w := len(t.layers) * t.k
 	i := (t.start[r] + tok) * w
 	return t.ids[i : i+w : i+w], nil

@@ -58,10 +58,14 @@ type recorded struct {
 	steps    []Time // decode step durations (the fixed-batch runner's)
 	spans    []span
 	splits   map[splitLoad]routeSplit
-	expert   []unit.Bytes
-	shared   []unit.Bytes
-	sharedN  int
-	eng      *engine // the engine whose route sets the experts take
+	// lastLoad and lastSplit are the last layer's entry of splits.
+	lastLoad  splitLoad
+	lastSplit routeSplit
+	hasLast   bool
+	expert    []unit.Bytes
+	shared    []unit.Bytes
+	sharedN   int
+	eng       *engine // the engine whose route sets the experts take
 }
 
 // newRecorded prepares per-token routing for exp, or returns nil for the
@@ -167,26 +171,25 @@ func (r *recorded) route(spans []span, decode bool) (int32, error) {
 	bound, _ := r.src.(*trace.Bound)
 	W := r.words
 	for _, s := range spans {
+		tokens += s.n
 		if bound != nil && s.tok == 0 && s.n >= firstUseSpan {
 			// a request's prefix (a prompt): its experts from the trace's
 			// first-use table instead of a walk over its tokens
-			if _, err := bound.Token(s.req, s.n-1); err != nil {
-				return 0, err
-			}
-			f, err := bound.FirstUse(s.req)
+			p, err := bound.PrefixSets(s.req, s.n)
 			if err != nil {
 				return 0, err
 			}
-			n := uint32(s.n)
-			for o := range r.moeAt {
-				set := r.sel[o*W : (o+1)*W : (o+1)*W]
-				for x, first := range f[o*r.e : (o+1)*r.e] {
-					if first < n {
-						set[x>>6] |= 1 << (x & 63)
-					}
+			orSets(r.sel, p)
+			continue
+		}
+		if bound != nil {
+			for t := s.tok; t < s.tok+s.n; t++ {
+				p, err := bound.Sets(s.req, t)
+				if err != nil {
+					return 0, err
 				}
+				orSets(r.sel, p)
 			}
-			tokens += s.n
 			continue
 		}
 		for t := s.tok; t < s.tok+s.n; t++ {
@@ -201,7 +204,6 @@ func (r *recorded) route(spans []span, decode bool) (int32, error) {
 				}
 			}
 		}
-		tokens += s.n
 	}
 	r.key = r.key[:0]
 	picks := tokens * r.k
@@ -247,6 +249,23 @@ func (r *recorded) route(spans []span, decode bool) (int32, error) {
 	return id, nil
 }
 
+// orSets adds the bit sets p (a token's or a prefix's selections, laid
+// out as sel) into sel.
+func orSets(sel, p []uint64) {
+	p = p[:len(sel)]
+	i := 0
+	for ; i+4 <= len(sel); i += 4 {
+		s, q := sel[i:i+4:i+4], p[i:i+4:i+4]
+		s[0] |= q[0]
+		s[1] |= q[1]
+		s[2] |= q[2]
+		s[3] |= q[3]
+	}
+	for ; i < len(sel); i++ {
+		sel[i] |= p[i]
+	}
+}
+
 // account adds MoE layer o's load of a pass to the statistics: the bytes
 // each route set carries (the engine's whole-expert assignment, shared
 // experts first, the cached experts on the GPU-HBM links) and the time
@@ -265,13 +284,17 @@ func (r *recorded) account(o int, ld ExpertLoad) {
 		return
 	}
 	key := splitLoad{size: size, shared: r.shared[o], active: ld.Active, cached: ld.Cached}
-	a, ok := r.splits[key]
-	if !ok {
-		a = r.assign(key)
-		if len(r.splits) >= 1<<14 {
-			clear(r.splits)
+	a := r.lastSplit
+	if !r.hasLast || key != r.lastLoad { // consecutive layers mostly repeat
+		var ok bool
+		if a, ok = r.splits[key]; !ok {
+			a = r.assign(key)
+			if len(r.splits) >= 1<<14 {
+				clear(r.splits)
+			}
+			r.splits[key] = a
 		}
-		r.splits[key] = a
+		r.lastLoad, r.lastSplit, r.hasLast = key, a, true
 	}
 	st.DirectBytes += a.direct
 	st.RelayBytes += a.relay
