@@ -3,6 +3,7 @@ package sim
 import (
 	"encoding/binary"
 	"fmt"
+	"math"
 	"math/bits"
 	"slices"
 
@@ -65,7 +66,8 @@ type recorded struct {
 	expert    []unit.Bytes
 	shared    []unit.Bytes
 	sharedN   int
-	eng       *engine // the engine whose route sets the experts take
+	eng       *engine   // the engine whose route sets the experts take
+	sp        *splitter // the perfect split's (idealSplit)
 }
 
 // newRecorded prepares per-token routing for exp, or returns nil for the
@@ -319,7 +321,16 @@ type routeSplit struct {
 
 // assign is the engine's assignment of a layer's experts (routedParts)
 // and the time each kind of route set (Direct, Relay) takes to carry its
-// share at its rate.
+// share at its rate. The selected experts the HBM expert cache holds are
+// read as the engine reads them, over the HBM stacks' read routes (evenly,
+// at the route table's costs: the DRAM array, slower than the link on the
+// paper's parts, and the GPU-HBM link the Relay set drains over): each
+// resource those reads load takes its bytes and those of the route sets
+// crossing it at its rate, and the later of that and the set's own time
+// is the set's (a resource no set crosses, the HBM array, counts on the
+// Relay set). The perfect split divides the same HBF bytes, fractionally,
+// by the engine's split rule (water-filling the route table's resources
+// with the cached reads already on them).
 func (r *recorded) assign(k splitLoad) routeSplit {
 	e := r.eng
 	c := &e.cfg
@@ -329,8 +340,7 @@ func (r *recorded) assign(k splitLoad) routeSplit {
 	sets := e.assignExperts(spec.routedN-spec.cachedN, spec.expertSize, shared, spec.cachedBytes(), make([]unit.Bytes, n))
 	a := routeSplit{cached: spec.cachedBytes()}
 	rt := &c.rt
-	nF, nH := float64(c.nHBF), float64(c.nHBM)
-	gh := float64(c.gh) * nH
+	nF := float64(c.nHBF)
 	var rd, rr, all float64
 	var td, tr float64
 	for s := range sets {
@@ -347,18 +357,144 @@ func (r *recorded) assign(k splitLoad) routeSplit {
 			td = max(td, t)
 		}
 	}
-	if !c.dualPath {
+	if !c.dualPath || n < 2 { // a single path: nothing to balance
 		return a
 	}
-	if gh > 0 {
-		tr += float64(a.cached) / gh
-	}
 	ideal := all / (rd + rr)
-	if gh > 0 {
-		ideal = (all + float64(a.cached)*rr/gh) / (rd + rr)
+	if a.cached > 0 {
+		cd, cr := r.cachedTimes(shared, sets, a.cached)
+		td, tr = max(td, cd), max(tr, cr)
+		ideal = r.idealSplit(unit.Bytes(all), a.cached)
 	}
 	a.td, a.tr, a.ideal = Time(td*1e9), Time(tr*1e9), Time(ideal*1e9)
 	return a
+}
+
+// cachedLoads puts on load (seconds of each resource) the HBM reads of
+// cached bytes, evenly over the HBM stacks' read routes as the engine
+// issues them, and returns the resources they load.
+func (r *recorded) cachedLoads(cached unit.Bytes, load []float64, touched []int32) []int32 {
+	rt := &r.eng.cfg.rt
+	for i, id := range rt.hbmRead {
+		if id < 0 {
+			continue
+		}
+		part := float64(perStack(cached, rt.nHBM, i))
+		rr := &rt.routes[id]
+		for q, j := range rr.uses {
+			if load[j] == 0 {
+				touched = append(touched, j)
+			}
+			load[j] += part * rr.cost[q]
+		}
+	}
+	return touched
+}
+
+// cachedTimes is the time of the resources the cached experts' HBM reads
+// load, each busy for those reads and for the route sets' bytes crossing
+// it, the latest of the resources each kind of set crosses (Direct,
+// Relay; a resource no set crosses counts on Relay).
+func (r *recorded) cachedTimes(shared, sets []unit.Bytes, cached unit.Bytes) (td, tr float64) {
+	rt := &r.eng.cfg.rt
+	load := make([]float64, len(rt.cap))
+	touched := r.cachedLoads(cached, load, nil)
+	direct := make([]bool, len(rt.cap))
+	relay := make([]bool, len(rt.cap))
+	for _, j := range touched {
+		relay[j] = true // the HBM array's, unless a set crosses it
+	}
+	crossed := make([]bool, len(rt.cap))
+	for stack, rs := range rt.hbfRead {
+		for s, id := range rs {
+			if s >= len(sets) {
+				break
+			}
+			part := float64(perStack(shared[s]+sets[s], rt.nHBF, stack))
+			rr := &rt.routes[id]
+			for q, j := range rr.uses {
+				if load[j] == 0 && !crossed[j] {
+					continue // a resource the cached reads leave alone: the set's own time counts it
+				}
+				if !crossed[j] {
+					crossed[j], relay[j] = true, false
+				}
+				load[j] += part * rr.cost[q]
+				if rr.kind == RouteRelay {
+					relay[j] = true
+				} else {
+					direct[j] = true
+				}
+			}
+		}
+	}
+	for _, j := range touched {
+		t := load[j] / rt.cap[j]
+		if direct[j] {
+			td = max(td, t)
+		}
+		if relay[j] {
+			tr = max(tr, t)
+		}
+	}
+	return td, tr
+}
+
+// idealSplit is the time of the perfect split of b HBF bytes (evenly over
+// the HBF stacks, each stack's part divided fractionally over its read
+// routes by the split rule's water-fill) with cached bytes read from HBM
+// beside them: the latest resource, the ones every read route of a stack
+// crosses alike (its array and TSV) aside, as the route sets' rates
+// leave them out.
+func (r *recorded) idealSplit(b, cached unit.Bytes) float64 {
+	rt := &r.eng.cfg.rt
+	if r.sp == nil {
+		r.sp = newSplitter(rt)
+	}
+	sp := r.sp
+	load := make([]float64, len(rt.cap))
+	touched := r.cachedLoads(cached, load, nil)
+	ideal := 0.0
+	for _, j := range touched {
+		ideal = max(ideal, load[j]/rt.cap[j])
+	}
+	for stack, rs := range rt.hbfRead {
+		part := perStack(b, rt.nHBF, stack)
+		if part <= 0 || len(rs) == 0 {
+			continue
+		}
+		sp.mark(rs)
+		for _, j := range touched {
+			sp.held[j] += load[j]
+		}
+		sp.scratch(len(rs))
+		sp.fillOrder(rs)
+		sp.fill(part, rs, sp.x)
+		x := sp.x
+		for k, id := range rs {
+			if math.IsInf(x[k], 0) || math.IsNaN(x[k]) {
+				continue // no resource of the split limits the route
+			}
+			rr := &rt.routes[id]
+			for q, j := range rr.uses {
+				if !sp.decides(j, len(rs)) {
+					continue
+				}
+				if load[j] == 0 {
+					touched = append(touched, j)
+				}
+				load[j] += x[k] * rr.cost[q]
+			}
+		}
+		for _, j := range touched {
+			sp.held[j] = 0
+		}
+		sp.reset(rs, nil)
+		for _, j := range touched {
+			ideal = max(ideal, load[j]/rt.cap[j])
+		}
+	}
+	return ideal
 }
 
 // finish computes the statistics' derived fields.
@@ -433,13 +569,16 @@ type RoutingStats struct {
 	RelayBytes  unit.Bytes `json:"relay_bytes"`
 	CachedBytes unit.Bytes `json:"cached_bytes"`
 	// DirectTime and RelayTime sum, over every pass and MoE layer, the time
-	// each route set takes to carry its experts (shared experts included,
-	// the cached experts' HBM reads counted on the Relay set's GPU-HBM
-	// links) at its rate; MakespanTime sums the later of the two, the
-	// expert-delivery time max(T_Direct, T_Relay) of §VI-E, and IdealTime
-	// the time of a perfect split of the same bytes. Imbalance is
+	// each route set takes to carry its experts (shared experts included)
+	// at its rate, and the cached experts' HBM reads as the engine reads
+	// them (every resource they load at its rate, with the sets' bytes
+	// crossing it: the HBM arrays, counted on the Relay set, and the
+	// GPU-HBM links the Relay set drains over); MakespanTime sums the
+	// later of the two, the expert-delivery time max(T_Direct, T_Relay) of
+	// §VI-E, and IdealTime the time of a perfect split of the same bytes
+	// (the split rule's, fractional, with the cached reads). Imbalance is
 	// MakespanTime / IdealTime - 1: what assigning whole experts costs (0:
-	// none). Zero on a single-path system.
+	// none). Zero on a single-path system (one route set).
 	DirectTime   Time    `json:"direct_time_ns"`
 	RelayTime    Time    `json:"relay_time_ns"`
 	MakespanTime Time    `json:"makespan_time_ns"`

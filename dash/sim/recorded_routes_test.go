@@ -74,6 +74,17 @@ func TestRecordedRoutingOnTheRouteTable(t *testing.T) {
 				t.Errorf("%s: Direct %v + Relay %v + cache %v = %v, the selected experts are %v", name, g.DirectBytes, g.RelayBytes, g.CachedBytes, got, want)
 			}
 		}
+		// the route sets' times: the perfect split is no later than the
+		// whole-expert assignment, and the cached reads take at least their
+		// bytes at the HBM arrays' rate (each layer's time is rounded down
+		// to the nanosecond)
+		slack := Time(g.Passes * int64(len(moe)))
+		if g.MakespanTime < max(g.DirectTime, g.RelayTime) || g.IdealTime > g.MakespanTime+slack {
+			t.Errorf("%s: Direct %v, Relay %v, makespan %v, ideal %v", name, g.DirectTime, g.RelayTime, g.MakespanTime, g.IdealTime)
+		}
+		if hbm := exp.System().HBM.ArrayBandwidth * unit.BytesPerSecond(table.HBMStacks); g.IdealTime > 0 && g.RelayTime+slack < unit.TransferTime(g.CachedBytes, hbm) {
+			t.Errorf("%s: the Relay set's time %v is below the cached reads' %v at the HBM arrays' %v", name, g.RelayTime, g.CachedBytes, hbm)
+		}
 		if c := g.Cache; c != nil {
 			if unit.Bytes(c.Capacity)*size > cache.Budget || c.Hits+c.Misses != g.SelectedExperts || c.Fills > c.Misses {
 				t.Errorf("%s: cache %+v against %d selected experts of %v", name, c, g.SelectedExperts, size)
