@@ -210,9 +210,13 @@ func (p *Passer) run(rows []Row, part *Part) (PassResult, error) {
 	}
 	p.step++
 	routed := b.rec != nil && (part == nil || part.Experts == nil)
+	decodeStep := routed // a pass whose rows all decode: a decode step of the routing statistics
 	if routed {
 		if err := b.routeRows(rows); err != nil {
 			return PassResult{}, err
+		}
+		for _, r := range rows {
+			decodeStep = decodeStep && r.Decode()
 		}
 	}
 	if b.random && (part == nil || part.Experts == nil) {
@@ -243,6 +247,9 @@ func (p *Passer) run(rows []Row, part *Part) (PassResult, error) {
 			}
 			r := o.res
 			r.Replayed = true
+			if decodeStep {
+				b.rec.step(r.Duration)
+			}
 			return r, nil
 		}
 	}
@@ -266,6 +273,9 @@ func (p *Passer) run(rows []Row, part *Part) (PassResult, error) {
 		p.after[i] -= p.before[i]
 	}
 	res.Duration = e.now - t0
+	if decodeStep {
+		b.rec.step(res.Duration)
+	}
 	fillTraffic(&res, &p.t0, &p.t1)
 	p.Passes++
 	if p.key != nil && !p.noJump {

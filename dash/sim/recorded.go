@@ -3,6 +3,7 @@ package sim
 import (
 	"encoding/binary"
 	"fmt"
+	"maps"
 	"math"
 	"math/bits"
 	"slices"
@@ -56,9 +57,14 @@ type recorded struct {
 	stats  RoutingStats
 	// distinct histogram of decode steps' layers (index: distinct experts)
 	distinct []int64
-	steps    []Time // decode step durations (the fixed-batch runner's)
-	spans    []span
-	splits   map[splitLoad]routeSplit
+	// steps counts the decode steps' durations (the fixed-batch runner's
+	// steps, a Passer's passes whose rows all decode); nSteps is their
+	// number. Counts, not a list: a long serving run repeats durations,
+	// and memory stays bounded by the distinct ones.
+	steps  map[Time]int64
+	nSteps int64
+	spans  []span
+	splits map[splitLoad]routeSplit
 	// lastLoad and lastSplit are the last layer's entry of splits.
 	lastLoad  splitLoad
 	lastSplit routeSplit
@@ -81,7 +87,7 @@ func newRecorded(exp dash.Experiment, layers []dash.LayerWeights) (*recorded, er
 	rm := m.RoutingModel()
 	r := &recorded{src: src, moe: make([]int, m.NumLayers), moeAt: rm.MoELayers, k: rm.TopK, e: rm.Experts,
 		cur: make([]ExpertLoad, m.NumLayers), words: (rm.Experts + 63) / 64, intern: map[string]int32{}, nextID: 1,
-		distinct: make([]int64, rm.Experts+1), sharedN: m.FFN.SharedExperts, splits: map[splitLoad]routeSplit{}}
+		distinct: make([]int64, rm.Experts+1), steps: map[Time]int64{}, sharedN: m.FFN.SharedExperts, splits: map[splitLoad]routeSplit{}}
 	for i := range r.moe {
 		r.moe[i] = -1
 	}
@@ -497,6 +503,12 @@ func (r *recorded) idealSplit(b, cached unit.Bytes) float64 {
 	return ideal
 }
 
+// step counts a decode step of duration d.
+func (r *recorded) step(d Time) {
+	r.steps[d]++
+	r.nSteps++
+}
+
 // finish computes the statistics' derived fields.
 func (r *recorded) finish() *RoutingStats {
 	st := r.stats
@@ -532,11 +544,18 @@ func (r *recorded) finish() *RoutingStats {
 			}
 		}
 	}
-	if len(r.steps) > 0 {
-		s := slices.Clone(r.steps)
-		slices.Sort(s)
-		q := func(p float64) Time { return s[min(len(s)-1, int(p*float64(len(s))))] }
-		st.StepP50, st.StepP90, st.StepP99, st.StepMax = q(0.5), q(0.9), q(0.99), s[len(s)-1]
+	if n := r.nSteps; n > 0 {
+		d := slices.Sorted(maps.Keys(r.steps))
+		q := func(p float64) Time { // the step at index floor(p n) of the sorted durations
+			i, seen := min(n-1, int64(p*float64(n))), int64(0)
+			for _, t := range d {
+				if seen += r.steps[t]; seen > i {
+					return t
+				}
+			}
+			return d[len(d)-1]
+		}
+		st.StepP50, st.StepP90, st.StepP99, st.StepMax = q(0.5), q(0.9), q(0.99), d[len(d)-1]
 	}
 	return &st
 }
@@ -584,8 +603,10 @@ type RoutingStats struct {
 	MakespanTime Time    `json:"makespan_time_ns"`
 	IdealTime    Time    `json:"ideal_time_ns"`
 	Imbalance    float64 `json:"imbalance"`
-	// StepP50, P90, P99 and Max are the fixed-batch decode steps'
-	// durations (the tail routing adds to TPOT).
+	// StepP50, P90, P99 and Max are the decode steps' durations (the tail
+	// routing adds to TPOT): the fixed-batch runner's steps; in serving,
+	// the passes whose rows all decode (those DecodeSteps counts; a pass
+	// that also prefills is not one).
 	StepP50 Time `json:"step_p50_ns"`
 	StepP90 Time `json:"step_p90_ns"`
 	StepP99 Time `json:"step_p99_ns"`

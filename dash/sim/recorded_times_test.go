@@ -56,3 +56,50 @@ func TestCachedReadsAtTheArrayRate(t *testing.T) {
 		t.Errorf("the statistics time a layer's cached reads %v, the engine %v (%+.1f%%)", perLayer, engine, 100*d)
 	}
 }
+
+// Serving's decode-step percentiles are the fixed-batch runner's: a
+// Passer running a fixed batch's passes (per-token routing, each row its
+// request) reports the same steps, and a pass that also prefills is not a
+// decode step.
+func TestPasserDecodeStepPercentiles(t *testing.T) {
+	const b, in, out = 4, 64, 12
+	syn := dash.RoutingSpec{Kind: dash.RoutingSynthetic, Seed: 3, ZipfS: 1.2, Repeat: 0.3}
+	exp := build(t, "qwen3-30b-a3b", "dash", b, in, out, func(x dash.ExperimentBuilder) dash.ExperimentBuilder { return x.Routing(syn) })
+	want := run(t, exp, Options{}).Routing
+	p, err := NewPasser(exp, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows := make([]Row, b)
+	for i := range rows {
+		rows[i] = Row{Tokens: in, Prompt: in, Request: i}
+	}
+	if _, err := p.Run(rows); err != nil {
+		t.Fatal(err)
+	}
+	for s := 1; s < out; s++ {
+		for i := range rows {
+			rows[i] = Row{Tokens: 1, Cached: in + s - 1, Prompt: in, Request: i}
+		}
+		if _, err := p.Run(rows); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got := p.Routing()
+	if got.DecodeSteps != int64(out-1) || got.StepP50 != want.StepP50 || got.StepP90 != want.StepP90 || got.StepP99 != want.StepP99 || got.StepMax != want.StepMax {
+		t.Errorf("Passer: %d steps, P50 %v P90 %v P99 %v max %v; fixed batch: %d, %v %v %v %v", got.DecodeSteps, got.StepP50, got.StepP90, got.StepP99, got.StepMax,
+			want.DecodeSteps, want.StepP50, want.StepP90, want.StepP99, want.StepMax)
+	}
+	// a long pass that prefills a new request beside the decodes
+	mixed := append(rows[:b:b], Row{Tokens: 2048, Prompt: 2048, Request: b})
+	for i := range b {
+		mixed[i].Cached++
+	}
+	r, err := p.Run(mixed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g := p.Routing(); g.DecodeSteps != got.DecodeSteps || g.StepMax != got.StepMax || r.Duration <= got.StepMax {
+		t.Errorf("a pass that prefills (%v) counted as a decode step: %d steps, max %v", r.Duration, g.DecodeSteps, g.StepMax)
+	}
+}

@@ -152,7 +152,7 @@ func RunWith(exp dash.Experiment, opts Options) (Result, error) {
 		traced := opts.Trace != nil && opts.Trace.Pass == s
 		if r, ok := memo[key]; ok && !opts.NoJump && !traced {
 			if pb.rec != nil {
-				pb.rec.steps = append(pb.rec.steps, r.d)
+				pb.rec.step(r.d)
 			}
 			if runN > 0 && key != runKey {
 				e.queueReplay(run.d, run.delta, runN)
@@ -192,7 +192,7 @@ func RunWith(exp dash.Experiment, opts Options) (Result, error) {
 		}
 		memo[key] = replay{d: e.now - t0, delta: delta}
 		if pb.rec != nil {
-			pb.rec.steps = append(pb.rec.steps, e.now-t0)
+			pb.rec.step(e.now - t0)
 		}
 	}
 	if err := endRun(); err != nil {

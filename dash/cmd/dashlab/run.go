@@ -165,7 +165,7 @@ func printRouting(w io.Writer, g *sim.RoutingStats) {
 		fmt.Fprintf(w, "  whole-expert assignment: T_Direct %v, T_Relay %v, max %v against %v split perfectly (%.1f%% imbalance)\n",
 			g.DirectTime, g.RelayTime, g.MakespanTime, g.IdealTime, 100*g.Imbalance)
 	}
-	if g.StepMax > 0 { // the fixed-batch runner's steps (serving reports TPOT per request)
+	if g.StepMax > 0 { // the decode steps (serving: the passes that only decode)
 		fmt.Fprintf(w, "  decode step P50 %v, P90 %v, P99 %v, max %v\n", g.StepP50, g.StepP90, g.StepP99, g.StepMax)
 	}
 	if c := g.Cache; c != nil {
