@@ -157,6 +157,9 @@ func (j *jumper) resume(c *fork, rec *forkRec) bool {
 		case !dram && s.total != cs.total:
 			return false
 		}
+		if s.total != cs.total && c.state.ops[0].streams[k] < 0 {
+			return false // finished at the checkpoint: the larger stream would not be
+		}
 		grow += s.total - cs.total
 	}
 	i := rec.pc
@@ -192,7 +195,13 @@ func (j *jumper) hbmRead() {
 	chunk := e.cfg.hbmChunk
 	least := unit.Bytes(-1)
 	for _, id := range e.ops[r.pc].streams {
-		if st := &e.streams[id]; e.cfg.rt.routes[st.route].dramRead && (least < 0 || st.toIssue < least) {
+		// A finished stream issues nothing more (resume refuses to grow
+		// one). Counting it ended every watch after a resume: install
+		// stands one finished stream, of route 0 (an HBM read), for those
+		// a checkpoint lists, so no resumed kernel ever left a newer
+		// checkpoint and each resumed from an older one, simulating the
+		// HBM chunks added since.
+		if st := &e.streams[id]; !st.finished && e.cfg.rt.routes[st.route].dramRead && (least < 0 || st.toIssue < least) {
 			least = st.toIssue
 		}
 	}
