@@ -407,7 +407,11 @@ func (e *engine) routedParts(spec *opSpec) []unit.Bytes {
 // makes the reads finish first: the least makespan over the route table's
 // resources (every link, the SRAM pools a chunk holds while it crosses,
 // the arrays and TSVs, each busy for its bytes at its cost, as the split
-// counts them), and on a tie (a resource every set loads alike binds) the
+// counts them; and no set ends before its own bytes, alone, are done on
+// the busiest resource it loads, plus a chunk's lag: its chunks cross its
+// servers one after the other, and a part of a chunk or less crosses them
+// all in series, route.lag), and on a tie (a resource every set loads
+// alike binds) the
 // set that would finish its own part first (longest processing time
 // first: with equal sizes, the least loaded set), then the first set.
 // Without dual-path delivery every expert takes the first set. It returns
@@ -436,11 +440,16 @@ func (e *engine) assignExperts(count int, size unit.Bytes, committed []unit.Byte
 	}
 	load := e.split.used // seconds of each resource, scratch (zero between uses)
 	touched := e.rs[:0]
+	sb := e.setBytes[:n] // what each set carries so far
+	clear(sb)
 	add := func(k int, b unit.Bytes, commit bool) float64 {
 		worst := 0.0
+		tot := sb[k] + b
 		for stack, rs := range rt.hbfRead {
 			r := &rt.routes[rs[k]]
 			part := float64(perStack(b, rt.nHBF, stack))
+			own := float64(perStack(tot, rt.nHBF, stack))
+			solo := 0.0 // the set's own bytes on the stack, alone on its resources
 			for q, j := range r.uses {
 				v := load[j] + part*r.cost[q]
 				if commit {
@@ -450,7 +459,18 @@ func (e *engine) assignExperts(count int, size unit.Bytes, committed []unit.Byte
 					load[j] = v
 				}
 				worst = max(worst, v/rt.cap[j])
+				solo = max(solo, own*r.cost[q]/rt.cap[j])
 			}
+			// Its chunks cross its servers one after the other: its last
+			// byte arrives at least a chunk's lag (all of it for a part
+			// of a chunk or less) after its busiest resource is done
+			// with its bytes.
+			if own > 0 {
+				worst = max(worst, solo+min(own, float64(r.chunk))*r.lag)
+			}
+		}
+		if commit {
+			sb[k] = tot
 		}
 		return worst
 	}

@@ -66,6 +66,12 @@ type route struct {
 	// own is a read route's own rate (ownRates), which caps what the
 	// interleave feeds it.
 	own float64
+	// lag is what a byte of its first chunk costs beyond its slowest
+	// server: the sum of cost over the servers it crosses (links, arrays,
+	// TSVs) less the largest. A chunk crosses them one after the other
+	// (store and forward), so a route's last byte arrives at least a
+	// chunk's lag after its slowest server is done (see assignExperts).
+	lag float64
 }
 
 // waiter is a chunk waiting for a pool region: it resumes hop hop of its
@@ -182,6 +188,13 @@ func compileRoutes(t dash.RouteTable, seg, hbmChunk unit.Bytes) (routing, error)
 		r := route{kind: tr.Kind, sense: -1, pair: int32(tr.Pair), chunk: hbmChunk, toGPU: tr.Reads(), gate: -1}
 		hops := tr.Hops
 		r.uses, r.cost = costs(t, tr, seg)
+		var sum, most float64
+		for q, j := range r.uses {
+			if rt.rate[j] > 0 {
+				sum, most = sum+r.cost[q], max(most, r.cost[q])
+			}
+		}
+		r.lag = sum - most
 		first := t.Resources[hops[0].Resource]
 		if first.Kind == dash.ResourceNAND { // a sensed read: the stack's machinery up to SRAM
 			r.sense = nandOf[hops[0].Resource]

@@ -223,7 +223,9 @@ func TestShortcutsAreExact(t *testing.T) {
 }
 
 // TestExpertAssignmentBalanced compares the greedy whole-expert assignment
-// with the best of all assignments.
+// with the best of all assignments, for experts of many transfer chunks
+// (in GiB: a part of a chunk or less crosses a route's links one after the
+// other, which the balance of bytes does not count).
 func TestExpertAssignmentBalanced(t *testing.T) {
 	exp := build(t, "qwen3-235b-a22b", "dash", 1, 64, 2)
 	cfg, _ := newConfig(exp)
@@ -235,6 +237,8 @@ func TestExpertAssignmentBalanced(t *testing.T) {
 	}{
 		{1, 100, 0, 0}, {2, 100, 0, 0}, {7, 100, 0, 0}, {8, 37, 0, 0}, {1, 50, 100, 1}, {3, 40, 100, 1}, {5, 10, 30, 2},
 	} {
+		c.size *= unit.GiB
+		c.shared *= unit.GiB
 		shared := e.assignExperts(c.sharedCount, c.shared, nil, 0, make([]unit.Bytes, 2))
 		sets := e.assignExperts(c.count, c.size, shared, 0, make([]unit.Bytes, 2))
 		sd, sr, d, r := shared[0], shared[1], sets[0], sets[1]

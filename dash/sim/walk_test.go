@@ -42,6 +42,7 @@ var notWalked = map[reflect.Type]map[string]string{
 		"sharedSets": "scratch of the expert assignment",
 		"routedSets": "scratch of the expert assignment",
 		"setTime":    "scratch of the expert assignment",
+		"setBytes":   "scratch of the expert assignment",
 		"feeds":      "scratch of the interleave weights",
 		"flows":      "scratch of the interleave weights",
 		"expertMemo": "the expert assignments: a function of the operator, not of the state",
