@@ -44,6 +44,15 @@
 // Balanced builds the trace of the paper's balanced routing for a
 // fixed-batch experiment.
 //
+// # Replay
+//
+// A replay asks, for each pass, the distinct experts its tokens select at
+// each layer. The bound trace answers from bit sets of the selections
+// (Bound.Sets: one word per 64 experts a layer, so a decode step's union
+// is one OR a word per token; Bound.PrefixSets: a prompt's, from its
+// first-use table), computed from the ids on first use and kept, bounded,
+// for the runs that share the bound trace.
+//
 // # The expert cache
 //
 // Cache keeps up to a budget of experts (layer, expert pairs) in HBM under
