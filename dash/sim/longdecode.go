@@ -1,8 +1,9 @@
 package sim
 
 import (
-	"fmt"
+	"encoding/binary"
 	"math"
+	"slices"
 )
 
 // Sampled decode: the option for million-token decodes.
@@ -38,10 +39,20 @@ func (r record) plus(o record, sign int64) record {
 	return out
 }
 
-// lerp interpolates between a (at x = 0) and b (at x = den) at x = num.
-func lerp(a, b record, num, den int64) record {
+// plusInto is r.plus(o, sign) in dst's storage (grown as needed).
+func (r record) plusInto(dst []int64, o record, sign int64) record {
+	out := record{d: r.d + Time(sign)*o.d, delta: slices.Grow(dst[:0], len(r.delta))[:len(r.delta)]}
+	for i := range r.delta {
+		out.delta[i] = r.delta[i] + sign*o.delta[i]
+	}
+	return out
+}
+
+// lerpInto interpolates between a (at x = 0) and b (at x = den) at x = num,
+// in dst's storage (grown as needed).
+func lerpInto(dst []int64, a, b record, num, den int64) record {
 	f := float64(num) / float64(den)
-	out := record{d: a.d + Time(math.Round(f*float64(b.d-a.d))), delta: make([]int64, len(a.delta))}
+	out := record{d: a.d + Time(math.Round(f*float64(b.d-a.d))), delta: slices.Grow(dst[:0], len(a.delta))[:len(a.delta)]}
 	for i := range a.delta {
 		out.delta[i] = a.delta[i] + int64(math.Round(f*float64(b.delta[i]-a.delta[i])))
 	}
@@ -60,18 +71,10 @@ type recorder struct {
 // measure simulates the current step's program (the ledger's state) for a
 // context of ctx tokens; withWB false drops the step's writebacks.
 func (r *recorder) measure(ctx, step int, withWB bool) (record, error) {
-	var saved []int
-	if kv := r.pb.kv; kv != nil && !withWB {
-		saved = append(saved, kv.waves...)
-		clear(kv.waves)
-		defer copy(kv.waves, saved)
+	if !withWB {
+		defer r.dropWritebacks()()
 	}
-	if r.tmpl == nil {
-		p := r.pb.build(true, ctx, step)
-		r.tmpl = &p
-	} else {
-		r.pb.setContext(r.tmpl, ctx, step)
-	}
+	r.build(ctx, step)
 	t0 := r.e.now
 	r.before = r.e.globalCounters(r.before[:0])
 	p := *r.tmpl
@@ -87,22 +90,54 @@ func (r *recorder) measure(ctx, step int, withWB bool) (record, error) {
 	return rec, nil
 }
 
-// sampledDecode runs decode steps 1..L_out-1 sampling every S-th block.
-func (e *engine) sampledDecode(pb *programBuilder, prompt, output, S int, firstWB *int) error {
+// dropWritebacks clears the step's writebacks from the ledger and returns
+// the function that puts them back.
+func (r *recorder) dropWritebacks() (restore func()) {
+	kv := r.pb.kv
+	if kv == nil {
+		return func() {}
+	}
+	saved := append([]int(nil), kv.waves...)
+	clear(kv.waves)
+	return func() { copy(kv.waves, saved) }
+}
+
+// build makes the step's program for a context of ctx tokens (r.tmpl).
+func (r *recorder) build(ctx, step int) {
+	if r.tmpl == nil {
+		p := r.pb.build(true, ctx, step)
+		r.tmpl = &p
+	} else {
+		r.pb.setContext(r.tmpl, ctx, step)
+	}
+}
+
+// sampledDecode runs decode steps 1..L_out-1 sampling every S-th block,
+// taking base steps from shared when another run measured them (nil: none).
+func (e *engine) sampledDecode(shared *DecodeSamples, pb *programBuilder, prompt, output, S int, firstWB *int) error {
 	rec := &recorder{e: newEngine(e.cfg), pb: pb}
 	rec.e.replaySegments()
 	rec.e.budget = e.budget
 	blk := pb.block
 	type pend struct {
-		round int
-		extra *record // the writeback's cost, added to the interpolated base
-		exact *record // a step measured exactly
+		round    int
+		hasExtra bool
+		extra    record  // the writeback's cost, added to the interpolated base
+		exact    *record // a step measured exactly
 	}
+	plain := func(p pend, round int) bool { return p.round == round && !p.hasExtra && p.exact == nil }
 	var pending []pend
 	var last record
 	lastRound := -1
-	wbDelta := map[string]record{}
-	wbSeen := map[string]int{}
+	// Each writeback's layers (the ledger's waves, as a key) with its
+	// measured cost and how often it came.
+	type writeback struct {
+		delta record
+		seen  int
+	}
+	wbs := map[string]*writeback{}
+	var wbKey []byte
+	var mixed, withExtra []int64 // scratch for the records flush applies
 	// The run's engine queues the records (replays.go): m x a record for a
 	// run of m steps of one block, applied in bulk at the end.
 	apply := func(r record, m int) error {
@@ -122,13 +157,15 @@ func (e *engine) sampledDecode(pb *programBuilder, prompt, output, S int, firstW
 			case p.round == lastRound || nextRound == lastRound:
 				r = last
 			default:
-				r = lerp(last, next, int64(p.round-lastRound), int64(nextRound-lastRound))
+				r = lerpInto(mixed, last, next, int64(p.round-lastRound), int64(nextRound-lastRound))
+				mixed = r.delta
 			}
 			m := 1
-			if p.extra != nil {
-				r = r.plus(*p.extra, 1)
+			if p.hasExtra {
+				r = r.plusInto(withExtra, p.extra, 1)
+				withExtra = r.delta
 			} else if p.exact == nil { // the steps of the block that follow take the same record
-				for k+m < len(pending) && pending[k+m] == (pend{round: p.round}) {
+				for k+m < len(pending) && plain(pending[k+m], p.round) {
 					m++
 				}
 			}
@@ -143,32 +180,38 @@ func (e *engine) sampledDecode(pb *programBuilder, prompt, output, S int, firstW
 	prevRound := -1
 	for s := 1; s < output; s++ {
 		ctx := prompt + s
-		wb := ""
+		var wb *writeback // the step's writeback, if it writes one
 		if pb.kv != nil {
 			pb.kv.advance()
 			if *firstWB == 0 && pb.kv.total > 0 {
 				*firstWB = s
 			}
 			if pb.kv.writingBack() {
-				wb = fmt.Sprint(pb.kv.waves)
+				wbKey = wbKey[:0]
+				for _, n := range pb.kv.waves {
+					wbKey = binary.AppendUvarint(wbKey, uint64(n))
+				}
+				if wb = wbs[string(wbKey)]; wb == nil {
+					wb = &writeback{}
+					wbs[string(wbKey)] = wb
+				}
 			}
 		}
 		round := roundUp(ctx, blk)
 		sample := s == 1 || s == output-1 || (round != prevRound && (round/blk)%S == 0)
 		prevRound = round
 		if sample {
-			base, err := rec.measure(ctx, s, false)
+			base, err := shared.base(rec, ctx, s)
 			if err != nil {
 				return err
 			}
 			own := base
-			if wb != "" {
+			if wb != nil {
 				if own, err = rec.measure(ctx, s, true); err != nil {
 					return err
 				}
-				d := own.plus(base, -1)
-				wbDelta[wb] = d
-				wbSeen[wb]++
+				wb.delta = own.plus(base, -1)
+				wb.seen++
 			}
 			if lastRound < 0 {
 				last, lastRound = base, round
@@ -183,9 +226,9 @@ func (e *engine) sampledDecode(pb *programBuilder, prompt, output, S int, firstW
 			continue
 		}
 		p := pend{round: round}
-		if wb != "" {
-			if wbSeen[wb]%S == 0 { // measure this writeback exactly
-				base, err := rec.measure(ctx, s, false)
+		if wb != nil {
+			if wb.seen%S == 0 { // measure this writeback exactly
+				base, err := shared.base(rec, ctx, s)
 				if err != nil {
 					return err
 				}
@@ -193,11 +236,10 @@ func (e *engine) sampledDecode(pb *programBuilder, prompt, output, S int, firstW
 				if err != nil {
 					return err
 				}
-				wbDelta[wb] = own.plus(base, -1)
+				wb.delta = own.plus(base, -1)
 			}
-			wbSeen[wb]++
-			d := wbDelta[wb]
-			p.extra = &d
+			wb.seen++
+			p.hasExtra, p.extra = true, wb.delta
 		}
 		pending = append(pending, p)
 	}

@@ -25,6 +25,11 @@ type Options struct {
 	// 0 or 1 simulates every distinct step. Ignored with NoJump or a traced
 	// decode pass.
 	DecodeSample int
+	// Samples, when set with DecodeSample, is shared by sampled decodes whose
+	// experiments differ only in the NAND program parameters: each base step
+	// (no writeback, hence no program) is simulated by one of them and its
+	// record reused by the others, results unchanged (samplememo.go).
+	Samples *DecodeSamples `json:"-"`
 	// MaxEvents is the run's event budget: a run that would handle more
 	// events stops with a *BudgetError (0: DefaultMaxEvents).
 	MaxEvents int64
@@ -119,8 +124,13 @@ func RunWith(exp dash.Experiment, opts Options) (Result, error) {
 	}
 	firstWB := 0
 	sampled := opts.DecodeSample > 1 && !opts.NoJump && (opts.Trace == nil || opts.Trace.Pass == 0) && pb.rec == nil
+	if sampled && opts.Samples != nil {
+		if err := opts.Samples.attach(exp, opts.DecodeSample); err != nil {
+			return Result{}, err
+		}
+	}
 	if sampled {
-		if err := e.sampledDecode(pb, w.Prompt, w.Output, opts.DecodeSample, &firstWB); err != nil {
+		if err := e.sampledDecode(opts.Samples, pb, w.Prompt, w.Output, opts.DecodeSample, &firstWB); err != nil {
 			return Result{}, err
 		}
 	}

@@ -167,13 +167,6 @@ func fig12Runs(su Fig12Setup, workers int, nominalOnly bool) (*summary.Fig12Resu
 		idx[i] = len(unique)
 		unique = append(unique, c)
 	}
-	for _, rd := range readings {
-		for _, c := range unique {
-			cases = append(cases, summary.Case{Model: Fig12Model, System: "dash", Batch: 1, Prompt: w.Prompt, Output: w.Output,
-				Reading: rd, Knobs: withKnobs(su.Knobs, []dash.Setting{knob("execution.lookahead", true), c.knob}), Sim: opts})
-		}
-		cases = append(cases, summary.Case{Model: Fig12Model, System: "relay-only", Batch: 1, Prompt: w.Prompt, Output: w.Output, Reading: rd, Knobs: su.Knobs, Sim: opts})
-	}
 	// The write stalls under the other NAND program models (the part's own is the
 	// t_PROG sweep's): each t_PROG and the zero-time reference, under the paper reading.
 	exp0, err := Build(summary.Case{Model: Fig12Model, System: "dash", Batch: 1, Prompt: w.Prompt, Output: w.Output, Knobs: su.Knobs})
@@ -190,14 +183,66 @@ func fig12Runs(su Fig12Setup, workers int, nominalOnly bool) (*summary.Fig12Resu
 		}
 	}
 	progT := append(slices.Clone(Fig12ProgramTProgs), 1)
+	// The runs of a reading that differ only in the NAND program parameters
+	// (the nominal run, the t_PROG sweep and its zero-time reference, the
+	// program models) share their base decode steps, which program nothing
+	// (sim.DecodeSamples): each is simulated once.
+	sharesSamples := func(c fig12Case) bool { return c.param == summary.Fig12TProg || c.value == fig12Reference[c.param] }
+	sharing := 0
+	for _, c := range unique {
+		if sharesSamples(c) {
+			sharing++
+		}
+	}
+	shared := map[dash.Reading]sim.Options{}
+	for _, rd := range readings {
+		n := sharing
+		if rd == dash.ReadingPaper {
+			n += len(models) * len(progT)
+		}
+		shared[rd] = sim.Options{DecodeSample: su.DecodeSample, Samples: sim.NewDecodeSamples(n)}
+	}
+	for _, rd := range readings {
+		for _, c := range unique {
+			o := opts
+			if sharesSamples(c) {
+				o = shared[rd]
+			}
+			cases = append(cases, summary.Case{Model: Fig12Model, System: "dash", Batch: 1, Prompt: w.Prompt, Output: w.Output,
+				Reading: rd, Knobs: withKnobs(su.Knobs, []dash.Setting{knob("execution.lookahead", true), c.knob}), Sim: o})
+		}
+		cases = append(cases, summary.Case{Model: Fig12Model, System: "relay-only", Batch: 1, Prompt: w.Prompt, Output: w.Output, Reading: rd, Knobs: su.Knobs, Sim: opts})
+	}
 	nMain := len(cases)
 	for _, m := range models {
 		for _, tp := range progT {
 			cases = append(cases, summary.Case{Model: Fig12Model, System: "dash", Batch: 1, Prompt: w.Prompt, Output: w.Output, Reading: dash.ReadingPaper,
-				Knobs: withKnobs(su.Knobs, append([]dash.Setting{knob("execution.lookahead", true), knob("hbf.t_prog", tp)}, programModelKnobs(m)...)), Sim: opts})
+				Knobs: withKnobs(su.Knobs, append([]dash.Setting{knob("execution.lookahead", true), knob("hbf.t_prog", tp)}, programModelKnobs(m)...)), Sim: shared[dash.ReadingPaper]})
 		}
 	}
-	points := sweepWith(cases, workers, su.Progress)
+	// Run order: each reading's runs, the paper reading's program models right
+	// after its own, so that each reading's shared base steps are dropped
+	// before the next reading's runs (points are in cases' order).
+	var order []int
+	per := len(unique) + 1
+	for ri, rd := range readings {
+		for k := range per {
+			order = append(order, ri*per+k)
+		}
+		if rd == dash.ReadingPaper {
+			for k := nMain; k < len(cases); k++ {
+				order = append(order, k)
+			}
+		}
+	}
+	ordered := make([]summary.Case, len(order))
+	for k, i := range order {
+		ordered[k] = cases[i]
+	}
+	points := make([]summary.Point, len(cases))
+	for k, p := range sweepWith(ordered, workers, su.Progress) {
+		points[order[k]] = p
+	}
 	if err := summary.SweepErr(points); err != nil {
 		return nil, err
 	}
@@ -213,7 +258,6 @@ func fig12Runs(su Fig12Setup, workers int, nominalOnly bool) (*summary.Fig12Resu
 			return nil, err
 		}
 	}
-	per := len(unique) + 1
 	for ri, rd := range readings {
 		run := points[ri*per : (ri+1)*per]
 		block := make([]summary.Point, len(cs))
