@@ -118,14 +118,50 @@ type Bound struct {
 	pos  []int // decoder layer -> trace layer position, -1 for dense
 	wrap bool
 	e    int // the model's routed experts
-	// first[r], once computed, is trace request r's FirstUse table; sets
-	// and prefix keep the bit sets of Sets and PrefixSets (setBytes: the
-	// bytes sets holds).
+	// d holds what the bound trace derives from the ids (shared by every
+	// Bound of the trace to a model of as many experts).
+	d *derived
+}
+
+// derived is what bound traces derive from a trace's ids for a model of e
+// experts, computed on first use and kept for every Bound of the trace
+// with that many experts (so the experiments of a sweep, each built and
+// bound anew, share them); safe for concurrent use. first[r] is trace
+// request r's FirstUse table; sets and prefix keep the bit sets of Sets
+// and PrefixSets (setBytes: the bytes sets holds).
+type derived struct {
 	mu       sync.Mutex
 	first    map[int][]uint32
 	sets     map[setKey][]uint64
 	setBytes int
 	prefix   map[int]prefixSet
+}
+
+// derivedTables are a trace's derived tables, by the bound model's
+// experts.
+type derivedTables struct {
+	mu  sync.Mutex
+	byE map[int]*derived
+}
+
+// derivedFor returns the trace's derived tables for a model of e experts
+// (a Bound's own when the trace has none: a Trace not made by this
+// package's readers or generators).
+func (t *Trace) derivedFor(e int) *derived {
+	if t.derived == nil {
+		return &derived{}
+	}
+	t.derived.mu.Lock()
+	defer t.derived.mu.Unlock()
+	d := t.derived.byE[e]
+	if d == nil {
+		if t.derived.byE == nil {
+			t.derived.byE = map[int]*derived{}
+		}
+		d = &derived{}
+		t.derived.byE[e] = d
+	}
+	return d
 }
 
 // Bind checks the trace against m (Check) and binds it.
@@ -134,7 +170,7 @@ func (t *Trace) Bind(m Model, wrap bool) (*Bound, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Bound{t: t, pos: pos, wrap: wrap, e: m.Experts}, nil
+	return &Bound{t: t, pos: pos, wrap: wrap, e: m.Experts, d: t.derivedFor(m.Experts)}, nil
 }
 
 // Trace is the bound trace.
@@ -217,8 +253,8 @@ const Never = math.MaxUint32
 // expert e at layer o exactly when the entry is below n (for n beyond an
 // unwrapped trace, Token refuses them first), so a pass's distinct
 // experts over request prefixes need no walk over their tokens. The
-// tables are computed once per trace request and shared (safe for
-// concurrent use); the slice must not be modified.
+// tables are computed once per trace request and shared by the trace's
+// Bounds (safe for concurrent use); the slice must not be modified.
 func (b *Bound) FirstUse(req int) ([]uint32, error) {
 	t := b.t
 	r := req
@@ -229,9 +265,10 @@ func (b *Bound) FirstUse(req int) ([]uint32, error) {
 		}
 		r %= t.Requests()
 	}
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	if f, ok := b.first[r]; ok {
+	d := b.d
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if f, ok := d.first[r]; ok {
 		return f, nil
 	}
 	L, k := len(t.layers), t.k
@@ -247,9 +284,9 @@ func (b *Bound) FirstUse(req int) ([]uint32, error) {
 			}
 		}
 	}
-	if b.first == nil || len(b.first) >= 1<<12 {
-		b.first = map[int][]uint32{}
+	if d.first == nil || len(d.first) >= 1<<12 {
+		d.first = map[int][]uint32{}
 	}
-	b.first[r] = f
+	d.first[r] = f
 	return f, nil
 }

@@ -6,8 +6,8 @@ package routing
 // of the tokens' selections it is one OR per word (SetWords words a layer:
 // two for 128 experts, the size of the eight ids of a top-8 row). The
 // bound trace computes the sets in blocks of a trace request's tokens on
-// first use and keeps them (bounded), so the runs of a study or a sweep
-// over one bound trace compute each block once.
+// first use and keeps them (bounded) for every Bound of the trace, so the
+// runs of a study or a sweep over one trace compute each block once.
 
 // setBlock is the number of a trace request's tokens whose bit sets are
 // computed together.
@@ -70,18 +70,19 @@ func (b *Bound) Sets(req, tok int) ([]uint64, error) {
 	}
 	stride := len(b.t.layers) * b.SetWords()
 	blk := tok / setBlock
-	b.mu.Lock()
-	s, ok := b.sets[setKey{r, blk}]
+	d := b.d
+	d.mu.Lock()
+	s, ok := d.sets[setKey{r, blk}]
 	if !ok {
 		s = b.fillSets(r, blk, stride)
 	}
-	b.mu.Unlock()
+	d.mu.Unlock()
 	i := (tok - blk*setBlock) * stride
 	return s[i : i+stride : i+stride], nil
 }
 
 // fillSets computes and keeps the bit sets of block blk of trace request
-// r (b.mu held).
+// r (b.d.mu held).
 func (b *Bound) fillSets(r, blk, stride int) []uint64 {
 	t := b.t
 	W, L, k := b.SetWords(), len(t.layers), t.k
@@ -95,11 +96,12 @@ func (b *Bound) fillSets(r, blk, stride int) []uint64 {
 			row[(i/k)*W+int(x>>6)] |= 1 << (x & 63)
 		}
 	}
-	if bytes := 8 * len(s); b.sets == nil || b.setBytes+bytes > maxSetBytes {
-		b.sets, b.setBytes = map[setKey][]uint64{}, 0
+	d := b.d
+	if bytes := 8 * len(s); d.sets == nil || d.setBytes+bytes > maxSetBytes {
+		d.sets, d.setBytes = map[setKey][]uint64{}, 0
 	}
-	b.sets[setKey{r, blk}] = s
-	b.setBytes += 8 * len(s)
+	d.sets[setKey{r, blk}] = s
+	d.setBytes += 8 * len(s)
 	return s
 }
 
@@ -121,9 +123,10 @@ func (b *Bound) PrefixSets(req, n int) ([]uint64, error) {
 		return nil, err
 	}
 	r := req % b.t.Requests()
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	if p, ok := b.prefix[r]; ok && p.n == n {
+	d := b.d
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if p, ok := d.prefix[r]; ok && p.n == n {
 		return p.sets, nil
 	}
 	W := b.SetWords()
@@ -137,9 +140,9 @@ func (b *Bound) PrefixSets(req, n int) ([]uint64, error) {
 			}
 		}
 	}
-	if b.prefix == nil || len(b.prefix) >= maxPrefixSets {
-		b.prefix = map[int]prefixSet{}
+	if d.prefix == nil || len(d.prefix) >= maxPrefixSets {
+		d.prefix = map[int]prefixSet{}
 	}
-	b.prefix[r] = prefixSet{n: n, sets: s}
+	d.prefix[r] = prefixSet{n: n, sets: s}
 	return s, nil
 }

@@ -105,11 +105,40 @@ func TestSelectionSetsBound(t *testing.T) {
 		if _, err := b.Sets(1, tok); err != nil {
 			t.Fatal(err)
 		}
-		if b.setBytes > maxSetBytes {
-			t.Fatalf("keeps %d bytes, bound %d", b.setBytes, maxSetBytes)
+		if b.d.setBytes > maxSetBytes {
+			t.Fatalf("keeps %d bytes, bound %d", b.d.setBytes, maxSetBytes)
 		}
 	}
 	if again, _ := b.Sets(0, 0); !slices.Equal(again, first) {
 		t.Errorf("recomputed %x, want %x", again, first)
+	}
+}
+
+// The Bounds of one trace to models of as many experts share what they
+// derive; a model of other experts derives its own.
+func TestBoundsShareDerived(t *testing.T) {
+	tr, err := Generate(Synthetic{Seed: 7}, qwen, 2, 8)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, _ := tr.Bind(qwen, false)
+	b, _ := tr.Bind(qwen, true)
+	wider := qwen
+	wider.Experts = 200
+	c, err := tr.Bind(wider, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a.d != b.d || a.d == c.d {
+		t.Errorf("derived tables: %p, %p (same experts), %p (200 experts)", a.d, b.d, c.d)
+	}
+	if _, err := a.Sets(1, 3); err != nil {
+		t.Fatal(err)
+	}
+	if len(b.d.sets) != 1 || len(c.d.sets) != 0 {
+		t.Errorf("blocks kept: %d shared, %d for 200 experts", len(b.d.sets), len(c.d.sets))
+	}
+	if s, _ := c.Sets(1, 3); len(s) != len(qwen.MoELayers)*c.SetWords() || c.SetWords() != 4 {
+		t.Errorf("200 experts: %d words", len(s))
 	}
 }

@@ -311,7 +311,7 @@ func Generate(s Synthetic, m Model, requests, tokens int) (*Trace, error) {
 	}
 	g := newGenerator(s, m)
 	t := &Trace{name: fmt.Sprintf("synthetic(seed %d, skew %g, repeat %g, layer_corr %g, tasks %d, task_overlap %g)", s.Seed, s.Skew, s.Repeat, s.LayerCorr, max(1, s.Tasks), s.TaskOverlap),
-		k: k, layers: append([]int(nil), m.MoELayers...), ids: make([]uint16, requests*tokens*L*k)}
+		k: k, layers: append([]int(nil), m.MoELayers...), ids: make([]uint16, requests*tokens*L*k), derived: &derivedTables{}}
 	w := L * k
 	for req := range requests {
 		r, task := g.stream(req)
@@ -370,7 +370,7 @@ func Balanced(m Model, batch, prompt, output int) (*Trace, error) {
 		return nil, fmt.Errorf("routing: balanced trace of %d requests of %d tokens at %d layers of top-%d: outside 1..%d expert ids", batch, n, L, k, MaxEntries)
 	}
 	t := &Trace{name: fmt.Sprintf("balanced(B=%d, %d/%d)", batch, prompt, output), k: k, layers: append([]int(nil), m.MoELayers...),
-		ids: make([]uint16, 0, batch*n*L*k)}
+		ids: make([]uint16, 0, batch*n*L*k), derived: &derivedTables{}}
 	for r := range batch {
 		t.reqIDs = append(t.reqIDs, int64(r))
 		t.start = append(t.start, r*n)

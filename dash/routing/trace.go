@@ -80,6 +80,9 @@ type Trace struct {
 	layerLine []int // the first row of each layer
 	maxID     int
 	maxLine   int
+	// derived holds what replays derive from the ids (Bound), shared by
+	// the trace's Bounds; nil: each Bound derives its own.
+	derived *derivedTables
 }
 
 // Name is the file the trace was read from (or a generator's label).
@@ -145,7 +148,7 @@ type builder struct {
 }
 
 func newBuilder(name string, row bool) *builder {
-	return &builder{t: &Trace{name: name, row: row}, seenReq: map[int64]bool{}, learning: true}
+	return &builder{t: &Trace{name: name, row: row, derived: &derivedTables{}}, seenReq: map[int64]bool{}, learning: true}
 }
 
 func (b *builder) fail(line int, format string, a ...any) error {

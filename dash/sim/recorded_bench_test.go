@@ -14,12 +14,12 @@ import (
 // paper's B/L_in/L_out = 4/1K/128 and a larger batch): balanced against
 // the balanced trace, zipf against a synthetic trace of the same skew read
 // from memory and against the generator drawing it as it goes. Each
-// iteration is one whole RunWith (the trace read once, outside). The bound
-// trace keeps what it derives from the ids (first-use tables, selection
-// bit sets) across runs, as the runs of a study or a sweep over one trace
-// share it; balanced-trace-cold binds the trace again before each run
-// (the build outside the timer and the CPU count), so each run derives
-// them anew.
+// iteration is one whole RunWith (the trace read once, outside). The
+// trace keeps what its Bounds derive from the ids (first-use tables,
+// selection bit sets) across runs, as the runs of a study or a sweep over
+// one trace share it; balanced-trace-cold replays a new copy of the trace
+// in each run (made and bound outside the timer and the CPU count), so
+// each run derives them anew.
 func BenchmarkRecordedRouting(b *testing.B) {
 	for _, c := range []struct {
 		name      string
@@ -55,7 +55,13 @@ func BenchmarkRecordedRouting(b *testing.B) {
 					var cpu time.Duration
 					for range b.N {
 						b.StopTimer()
-						exp := build(b, "qwen3-235b-a22b", "dash", c.batch, c.in, c.out, k.mod)
+						fresh, err := trace.Balanced(m, c.batch, c.in, c.out)
+						if err != nil {
+							b.Fatal(err)
+						}
+						exp := build(b, "qwen3-235b-a22b", "dash", c.batch, c.in, c.out, func(x dash.ExperimentBuilder) dash.ExperimentBuilder {
+							return x.RoutingTrace(fresh, false)
+						})
 						b.StartTimer()
 						c0 := cpuTime()
 						if _, err := RunWith(exp, Options{}); err != nil {
