@@ -98,11 +98,45 @@ type dynState struct {
 }
 
 // idMap renames streams and operators and moves times between the engine
-// and a stored state.
+// and a stored state. Streams: with capture set, a stream is named by its
+// position in active (-1: not active, a finished stream); with install
+// set, position k becomes stream base+k and -1 the stand-in dummy;
+// otherwise names stay. The engine keeps one (visitors.ids), with
+// the relocate visitor its copies use, so that copying a state allocates
+// only the copy.
 type idMap struct {
-	stream func(int32) int32
-	op     int32
-	dt     Time
+	op          int32
+	dt          Time
+	active      []int32
+	capture     bool
+	install     bool
+	base, dummy int32
+	rel         relocate
+}
+
+// stream renames stream id.
+func (m *idMap) stream(id int32) int32 {
+	switch {
+	case m.capture:
+		for k, a := range m.active {
+			if a == id {
+				return int32(k)
+			}
+		}
+		return -1
+	case m.install:
+		if id < 0 {
+			return m.dummy
+		}
+		return m.base + id
+	}
+	return id
+}
+
+// relocator returns the idMap's visitor, reset, with stats.
+func (m *idMap) relocator(stats []int64) *relocate {
+	m.rel = relocate{m: m, stats: stats}
+	return &m.rel
 }
 
 // stack copies an HBF stack to another place and time: every field
@@ -111,19 +145,19 @@ type idMap struct {
 // order; nil: zero). What the walk covers, the copy covers: a field the
 // walk does not visit is copied as it is, and walk_test's reflection tests
 // fail when a field is neither walked nor listed, or is not cloned.
-func (m idMap) stack(s *hbfStack, waveRuns bool, stats []int64) hbfStack {
+func (m *idMap) stack(s *hbfStack, waveRuns bool, stats []int64) hbfStack {
 	c := cloneStack(s)
-	r := relocate{m: m, stats: stats}
-	c.walk(walker{v: &r, uses: r.uses(), waveRuns: waveRuns})
+	r := m.relocator(stats)
+	c.walk(walker{v: r, uses: r.uses(), waveRuns: waveRuns})
 	return c
 }
 
 // pool copies an SRAM pool, its waiting chunks renamed (through the
 // pool's walk).
-func (m idMap) pool(p *pool) pool {
+func (m *idMap) pool(p *pool) pool {
 	c := clonePool(p)
-	r := relocate{m: m}
-	c.walk(walker{v: &r, uses: r.uses()})
+	r := m.relocator(nil)
+	c.walk(walker{v: r, uses: r.uses()})
 	return c
 }
 
@@ -131,7 +165,7 @@ func (m idMap) pool(p *pool) pool {
 // operators by op, streams through stream, statistics set from stats.
 type relocate struct {
 	ignore
-	m     idMap
+	m     *idMap
 	stats []int64
 	i     int
 }
@@ -205,21 +239,21 @@ func clonePool(p *pool) pool {
 
 // stream1 copies a stream, relocated through its walk; its operator for
 // traces (not walked) moves with the operators.
-func (m idMap) stream1(st *stream) stream {
+func (m *idMap) stream1(st *stream) stream {
 	c := *st
 	c.staged, c.progBuf.parts = slices.Clone(st.staged), slices.Clone(st.progBuf.parts)
-	r := relocate{m: m}
-	c.walk(walker{v: &r, uses: r.uses()})
+	r := m.relocator(nil)
+	c.walk(walker{v: r, uses: r.uses()})
 	c.op = st.op + m.op
 	return c
 }
 
 // op1 copies an operator's progress, relocated through its walk; the
 // streams it consumes (not walked) are renamed.
-func (m idMap) op1(o *opState) opState {
+func (m *idMap) op1(o *opState) opState {
 	c := *o
-	r := relocate{m: m}
-	c.walk(walker{v: &r, uses: r.uses()})
+	r := m.relocator(nil)
+	c.walk(walker{v: r, uses: r.uses()})
 	c.streams = make([]int32, len(o.streams))
 	for i, id := range o.streams {
 		c.streams[i] = m.stream(id)
@@ -227,7 +261,7 @@ func (m idMap) op1(o *opState) opState {
 	return c
 }
 
-func (m idMap) event1(ev event) event {
+func (m *idMap) event1(ev event) event {
 	ev.t += m.dt
 	switch ev.kind {
 	case evOpEnd:
@@ -244,16 +278,8 @@ func (m idMap) event1(ev event) event {
 // capture returns the engine's state relative to a segment that started
 // at t0 with operator pc0.
 func (e *engine) capture(t0 Time, pc0 int) *dynState {
-	local := make(map[int32]int32, len(e.active))
-	for k, id := range e.active {
-		local[id] = int32(k)
-	}
-	m := idMap{op: int32(-pc0), dt: -t0, stream: func(id int32) int32 {
-		if k, ok := local[id]; ok {
-			return k
-		}
-		return -1
-	}}
+	m := &e.visitors.ids
+	*m = idMap{op: int32(-pc0), dt: -t0, capture: true, active: e.active}
 	d := &dynState{pc: e.pc - pc0, maxOp: e.maxOp - pc0, writesPending: e.writesPending, gpuStaged: e.gpuStaged,
 		hbf: make([]hbfStack, 0, len(e.hbf)), hbmUntil: make([]Time, 0, len(e.hbm)),
 		linkUntil: make([]Time, 0, len(e.links)), pools: make([]pool, 0, len(e.pools)), streams: make([]stream, 0, len(e.active))}
@@ -289,12 +315,8 @@ func (e *engine) capture(t0 Time, pc0 int) *dynState {
 func (e *engine) install(d *dynState, t0 Time, pc0 int) {
 	base := int32(len(e.streams))
 	dummy := base + int32(len(d.streams)) // stands for the finished streams operators still list
-	m := idMap{op: int32(pc0), dt: t0, stream: func(id int32) int32 {
-		if id < 0 {
-			return dummy
-		}
-		return base + id
-	}}
+	m := &e.visitors.ids
+	*m = idMap{op: int32(pc0), dt: t0, install: true, base: base, dummy: dummy}
 	e.active = e.active[:0]
 	for k := range d.streams {
 		e.streams = append(e.streams, m.stream1(&d.streams[k]))

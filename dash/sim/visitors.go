@@ -12,6 +12,7 @@ type visitors struct {
 	stats   statCollector
 	carry   carry
 	clamp   clamp
+	ids     idMap // renames a state copied to or from a segment (segment.go)
 }
 
 // kinds is a set of kinds.
