@@ -15,24 +15,39 @@ import (
 //
 // Why the writeback regime costs more per step. The exact decode loop
 // (run.go) simulates each distinct step program once and replays it for
-// the identical steps that follow. Without writeback a program lasts a
-// paged-KV block (16 steps): out=42,700 and out=60,000 simulate 625
-// programs per 10,000 steps and cost the same per step (linear). Once the
-// decode KV fills its HBM budget, a page wave of one layer's oldest KV
-// leaves for HBF about every 22 steps (1,710 waves by out=80,000), and each
-// wave makes two new programs besides the block's: the step that writes the
-// wave, and the rest of its block, whose layer now reads a wave more from
-// HBF (the key's ledger version). That is 1,484 programs per 10,000 steps,
-// each simulated at about the same cost as before (60 to 77 events), so the
-// writeback regime costs a constant multiple per step, about the ratio of
-// programs (measured: 2.0 to 2.6 times, CPU, load 25), not a growing one:
-// the cost stays linear in the output within each regime. Bringing it
-// nearer would take simulating a program from the previous one's state
-// (only one layer differs); it is not done. Past this benchmark's range
-// (outputs of 100,000 to 140,000) the events per simulated program grow
-// (to about 290), a cost not yet explained.
+// the identical steps that follow; a simulated program itself mostly
+// replays segments (segment.go) and simulates only its new attention
+// kernels, each from the checkpoint of the same kernel a block earlier
+// (fork.go). Its cost is a fixed part (the program's kernels set and
+// signed, its segments chained: about 6 us, the whole cost of a program
+// that simulates no kernel) and about 20 us per kernel it simulates, of
+// which the events are a small part (20 to 40 a kernel below 80,000
+// steps): the states copied to and from the memos, the keys and the
+// counters. Without writeback a program lasts a paged-KV block (16 steps)
+// and simulates one kernel: 625 programs and 625 kernels per 10,000 steps
+// (out=42,700 and out=60,000 cost the same per step). Once the decode KV
+// fills its HBM budget (step 42,744 at out=80,000), a page wave of one
+// layer's oldest KV leaves for HBF about every 22 steps (layers take
+// turns), so the layers form two families that differ by a wave (those
+// written back once more read a wave more from HBF and a wave less from
+// HBM). Each block then simulates two kernels, one per family, and each
+// wave adds two programs: the step that writes it (one kernel: the
+// writing layer's, with the writeback) and the rest of its block (no
+// kernel: the layer has joined the other family, whose kernel is known).
+// Per wave that is 3.4 programs and 3.75 simulated kernels against 1.4 and
+// 1.4 without writeback (1,484 programs per 10,000 steps). Each of those
+// kernels is a new one (a new context block, family or writeback: none
+// ran before), so no reuse of programs, segments or kernels removes them,
+// and a cheaper program or kernel cheapens both regimes alike: the ratio
+// stays between 2.4 (programs) and 2.7 (kernels). Measured: 2.7 to 2.9
+// times the CPU per step, linear within the regime.
+// Past about 80,000 steps the events per simulated kernel rise (to about
+// 100): the HBF KV outgrows the HBM KV, so a kernel's HBF reads outlast
+// its HBM reads and the end of the kernel after its checkpoint (near the
+// HBM reads' end) is the HBF pipeline draining, a state that changes at
+// every chunk and is not periodic long enough for a periodic jump.
 func BenchmarkWritebackDecode(b *testing.B) {
-	for _, out := range []int{42_700, 60_000, 80_000} {
+	for _, out := range []int{42_700, 60_000, 80_000, 140_000} {
 		b.Run(fmt.Sprintf("out=%d", out), func(b *testing.B) {
 			m, err := reference.Model("qwen3-235b-a22b")
 			if err != nil {
@@ -49,6 +64,7 @@ func BenchmarkWritebackDecode(b *testing.B) {
 				b.ReportMetric(float64(r.Perf.ResumedKernels), "resumed")
 				b.ReportMetric(float64(r.Perf.Events), "events")
 				b.ReportMetric(float64(r.KV.FirstWritebackStep), "first_wb_step")
+				b.ReportMetric(float64(out-1-r.Perf.ReplayedPasses), "programs")
 			}
 			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(out-1), "ns/step")
 		})
