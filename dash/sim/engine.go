@@ -992,7 +992,9 @@ func (e *engine) onHopDone(k int, sg seg) {
 }
 
 // release frees n regions of pool id and grants waiting chunks: the TSV
-// first (transfer SRAM), then reads, then writes, each in arrival order.
+// first (transfer SRAM), then reads, then writes, each in arrival order;
+// but a write issued by an operator before the one the TSV's next chunk is
+// read for goes before the TSV (writeFirst).
 func (e *engine) release(id int32, n int) {
 	p := &e.pools[id]
 	p.free += n
@@ -1000,7 +1002,7 @@ func (e *engine) release(id int32, n int) {
 		e.audit.pool(id, p.free)
 	}
 	for p.free > 0 {
-		if p.tsv >= 0 && e.hbf[p.tsv].tsvWait {
+		if p.tsv >= 0 && e.hbf[p.tsv].tsvWait && !e.writeFirst(p) {
 			s := &e.hbf[p.tsv]
 			s.tsvWait = false
 			p.free--
@@ -1022,6 +1024,23 @@ func (e *engine) release(id int32, n int) {
 		e.takeFrom(w.seg, e.routeOf(w.seg.stream), int(w.hop), int(w.next))
 		p = &e.pools[id]
 	}
+}
+
+// writeFirst reports whether the first write waiting for transfer-SRAM
+// pool p was issued by an operator before the one the TSV's next sensed
+// chunk is for. The region then goes to the write: an incoming write takes
+// the transfer region freed next (§IV), and the reads sensed ahead for a
+// later operator, which would refill the SRAM as fast as it drains, would
+// hold it back until they stop, so that its program lands on a later
+// operator's reads (seeds 30940, 37902) instead of the work it was issued
+// beside.
+func (e *engine) writeFirst(p *pool) bool {
+	if len(p.wait[1]) == 0 {
+		return false
+	}
+	s := &e.hbf[p.tsv]
+	next := e.streams[s.cacheReg[s.cacheNext].stream].op
+	return e.streams[p.wait[1][0].seg.stream].op < next
 }
 
 // issueChunk starts the next chunk of a stream issued chunk by chunk (HBM
