@@ -111,7 +111,9 @@ type programBuilder struct {
 	opsHint   int // operators of the last program built
 	// sameSpan[i]: layer i attends over the same span as layer i-1.
 	sameSpan []bool
-	noCopy   bool // build every layer (tests: copies equal what building gives)
+	// copied[i]: setContext copied layer i's kernel from layer i-1.
+	copied []bool
+	noCopy bool // build every layer (tests: copies equal what building gives)
 	// decodeAttn caches the decode kernels' timing by attended span (their
 	// only varying field within a run).
 	decodeAttn map[int][2]unit.Duration
@@ -425,13 +427,17 @@ func (b *programBuilder) staticSigs(p *pass, src []int) {
 // sign computes the layer signatures of p: the signature of the operators
 // other than the attention kernel (computed once) combined with the
 // kernel's.
-func (b *programBuilder) sign(p *pass) {
+func (b *programBuilder) sign(p *pass) { b.signKnown(p, nil) }
+
+// signKnown is sign, told which layers' kernels are copies of the previous
+// layer's (copied[i]; nil: none known), which it need not compare.
+func (b *programBuilder) signKnown(p *pass, copied []bool) {
 	if p.staticSig == nil {
 		b.staticSigs(p, nil)
 	}
 	var kernelSig uint64
 	for i, k := range p.attnIdx {
-		if i == 0 || !sameKernel(p.ops[k], p.ops[p.attnIdx[i-1]]) {
+		if i == 0 || (copied == nil || !copied[i]) && !sameKernel(p.ops[k], p.ops[p.attnIdx[i-1]]) {
 			kernelSig = b.signature(p.ops[k : k+1])
 		}
 		p.layerSig[i] = p.staticSig[i] ^ (kernelSig * 0x9e3779b97f4a7c15)
@@ -441,8 +447,12 @@ func (b *programBuilder) sign(p *pass) {
 // setContext turns the decode program p into the one for a context of ctx
 // tokens: only the attention kernels depend on it.
 func (b *programBuilder) setContext(p *pass, ctx, step int) {
+	if len(b.copied) != len(p.attnIdx) {
+		b.copied = make([]bool, len(p.attnIdx))
+	}
 	for i, k := range p.attnIdx {
-		if i > 0 && b.sameSpan[i] && (b.kv == nil || b.kv.sameAsPrev(i)) {
+		b.copied[i] = i > 0 && b.sameSpan[i] && (b.kv == nil || b.kv.sameAsPrev(i))
+		if b.copied[i] {
 			kernel := p.ops[p.attnIdx[i-1]] // the previous layer's, whose inputs it shares
 			kernel.layer = i
 			p.ops[k] = kernel
@@ -454,7 +464,7 @@ func (b *programBuilder) setContext(p *pass, ctx, step int) {
 		*p = b.build(true, ctx, step)
 		return
 	}
-	b.sign(p)
+	b.signKnown(p, b.copied)
 }
 
 // attention returns the attention block of layer i: projections, the
