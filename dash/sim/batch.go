@@ -253,7 +253,7 @@ func (p *Passer) run(rows []Row, part *Part) (PassResult, error) {
 			return r, nil
 		}
 	}
-	ps := p.program(res.Tokens, res.Sampled, kernels)
+	ps, fresh := p.program(res.Tokens, res.Sampled, kernels)
 	for _, op := range ps.ops {
 		if op.routedN > 0 {
 			res.ActiveExperts = op.routedN
@@ -266,6 +266,9 @@ func (p *Passer) run(rows []Row, part *Part) (PassResult, error) {
 	p.traffic(&p.t0)
 	if err := e.runPass(ps); err != nil {
 		return PassResult{}, err
+	}
+	if fresh {
+		b.recycle(ps)
 	}
 	p.after = e.globalCounters(p.after[:0])
 	p.traffic(&p.t1)
@@ -315,30 +318,34 @@ func fillTraffic(res *PassResult, t0, t1 *traffic) {
 }
 
 // program returns the pass for the given kernels: a template of the same
-// token and sampled counts with its attention kernels replaced.
-func (p *Passer) program(tokens, sampled int, kernels []opSpec) *pass {
+// token and sampled counts with its attention kernels replaced, or a pass
+// built afresh (fresh: its storage may be recycled once it has run).
+func (p *Passer) program(tokens, sampled int, kernels []opSpec) (ps *pass, fresh bool) {
 	b := p.pb
 	sh := shape{tokens: tokens, sampled: sampled, decode: tokens == sampled, step: p.step,
 		kernel: func(i int) opSpec { return kernels[i] }}
 	if b.random || b.part != nil || b.rec != nil { // built afresh (a pass that ran before replays instead)
 		ps := b.buildShape(sh)
-		return &ps
+		return &ps, true
 	}
 	k := [2]int{tokens, sampled}
 	t, ok := p.tmpl[k]
 	if !ok {
 		if len(p.tmpl) >= maxTemplates {
+			for _, old := range p.tmpl {
+				b.recycle(old)
+			}
 			clear(p.tmpl)
 		}
 		ps := b.buildShape(sh)
 		p.tmpl[k] = &ps
-		return &ps
+		return &ps, false
 	}
 	for i, idx := range t.attnIdx {
 		t.ops[idx] = kernels[i]
 	}
 	b.sign(t)
-	return t
+	return t, false
 }
 
 // passKey encodes everything a balanced-routing pass's program depends on:

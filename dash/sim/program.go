@@ -109,6 +109,9 @@ type programBuilder struct {
 	// in many passes.
 	predicted map[gpu.Op][2]unit.Duration
 	opsHint   int // operators of the last program built
+	// spare holds operator storage of programs no longer used (a Passer's
+	// dropped templates and passes built afresh), for the next builds.
+	spare [][]opSpec
 	// sameSpan[i]: layer i attends over the same span as layer i-1.
 	sameSpan []bool
 	// copied[i]: setContext copied layer i's kernel from layer i-1.
@@ -121,6 +124,28 @@ type programBuilder struct {
 	// its expert loads replace the routing model's, and it may leave the
 	// embedding or the LM head out.
 	part *Part
+}
+
+// takeOps returns empty operator storage for a program: a spare one, or a
+// new one the size of the last program.
+func (b *programBuilder) takeOps() []opSpec {
+	if n := len(b.spare); n > 0 {
+		ops := b.spare[n-1]
+		b.spare[n-1] = nil
+		b.spare = b.spare[:n-1]
+		return ops
+	}
+	return make([]opSpec, 0, b.opsHint)
+}
+
+// recycle keeps the operator storage of a program that is no longer used
+// (nothing refers to it: a pass's operators are read only while it runs),
+// at most maxTemplates of them.
+func (b *programBuilder) recycle(p *pass) {
+	if len(b.spare) < maxTemplates && cap(p.ops) > 0 {
+		b.spare = append(b.spare, p.ops[:0])
+	}
+	p.ops = nil
 }
 
 func newProgramBuilder(e dash.Experiment) *programBuilder {
@@ -296,7 +321,7 @@ type shape struct {
 func (b *programBuilder) buildShape(sh shape) pass {
 	m := b.m
 	tokens, step := sh.tokens, sh.step
-	p := pass{tokens: tokens, decode: sh.decode, ops: make([]opSpec, 0, b.opsHint), routeID: b.routeID}
+	p := pass{tokens: tokens, decode: sh.decode, ops: b.takeOps(), routeID: b.routeID}
 	hidden := m.HiddenSize
 	attnRepl := b.plan.IsReplicated(dash.ClassAttention)
 	embed := opSpec{class: ClassEmbed, layer: -1, gather: unit.Bytes(tokens) * b.embedRow}
