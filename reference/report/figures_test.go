@@ -106,7 +106,7 @@ func TestFig9bMatchesTheEngine(t *testing.T) {
 	if testing.Short() {
 		t.Skip("the B = 1 sweep takes seconds")
 	}
-	rep, err := reproduce.Run(reproduce.Options{Only: "fig9b"})
+	rep, err := reproduce.Run(reproduce.Options{Groups: []string{"fig9b"}})
 	if err != nil {
 		t.Fatal(err)
 	}
