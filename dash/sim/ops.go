@@ -477,19 +477,10 @@ func (e *engine) assignExperts(count int, size unit.Bytes, committed []unit.Byte
 	t := e.setTime[:n]
 	span := 0.0 // the makespan so far
 	if hbm > 0 {
-		for i, r := range rt.hbmRead {
-			if r < 0 {
-				continue
-			}
-			part := float64(perStack(hbm, rt.nHBM, i))
-			rr := &rt.routes[r]
-			for q, j := range rr.uses {
-				if load[j] == 0 {
-					touched = append(touched, j)
-				}
-				load[j] += part * rr.cost[q]
-				span = max(span, load[j]/rt.cap[j])
-			}
+		// load is zero here, so every resource the reads use is touched.
+		touched = rt.loadHBMReads(hbm, load, touched)
+		for _, j := range touched {
+			span = max(span, load[j]/rt.cap[j])
 		}
 	}
 	for k := range t {

@@ -376,27 +376,6 @@ func (r *recorded) assign(k splitLoad) routeSplit {
 	return a
 }
 
-// cachedLoads puts on load (seconds of each resource) the HBM reads of
-// cached bytes, evenly over the HBM stacks' read routes as the engine
-// issues them, and returns the resources they load.
-func (r *recorded) cachedLoads(cached unit.Bytes, load []float64, touched []int32) []int32 {
-	rt := &r.eng.cfg.rt
-	for i, id := range rt.hbmRead {
-		if id < 0 {
-			continue
-		}
-		part := float64(perStack(cached, rt.nHBM, i))
-		rr := &rt.routes[id]
-		for q, j := range rr.uses {
-			if load[j] == 0 {
-				touched = append(touched, j)
-			}
-			load[j] += part * rr.cost[q]
-		}
-	}
-	return touched
-}
-
 // cachedTimes is the time of the resources the cached experts' HBM reads
 // load, each busy for those reads and for the route sets' bytes crossing
 // it, the latest of the resources each kind of set crosses (Direct,
@@ -404,7 +383,7 @@ func (r *recorded) cachedLoads(cached unit.Bytes, load []float64, touched []int3
 func (r *recorded) cachedTimes(shared, sets []unit.Bytes, cached unit.Bytes) (td, tr float64) {
 	rt := &r.eng.cfg.rt
 	load := make([]float64, len(rt.cap))
-	touched := r.cachedLoads(cached, load, nil)
+	touched := r.eng.cfg.rt.loadHBMReads(cached, load, nil)
 	direct := make([]bool, len(rt.cap))
 	relay := make([]bool, len(rt.cap))
 	for _, j := range touched {
@@ -459,7 +438,7 @@ func (r *recorded) idealSplit(b, cached unit.Bytes) float64 {
 	}
 	sp := r.sp
 	load := make([]float64, len(rt.cap))
-	touched := r.cachedLoads(cached, load, nil)
+	touched := r.eng.cfg.rt.loadHBMReads(cached, load, nil)
 	ideal := 0.0
 	for _, j := range touched {
 		ideal = max(ideal, load[j]/rt.cap[j])

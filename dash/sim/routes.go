@@ -298,3 +298,25 @@ func fill(n int) []int32 {
 	}
 	return out
 }
+
+// loadHBMReads adds to load (seconds of each resource, by resource id) the
+// HBM reads of b bytes, spread over the HBM stacks' read routes as the
+// engine issues them, appends to touched each resource it loads from zero,
+// and returns touched. The expert assignment and the recorded routing
+// statistics both cost HBM reads this way.
+func (rt *routing) loadHBMReads(b unit.Bytes, load []float64, touched []int32) []int32 {
+	for i, id := range rt.hbmRead {
+		if id < 0 {
+			continue
+		}
+		part := float64(perStack(b, rt.nHBM, i))
+		rr := &rt.routes[id]
+		for q, j := range rr.uses {
+			if load[j] == 0 {
+				touched = append(touched, j)
+			}
+			load[j] += part * rr.cost[q]
+		}
+	}
+	return touched
+}
