@@ -595,15 +595,18 @@ func (e *engine) formWave(stack, maxPages int) []seg {
 				break
 			}
 			r := &g.runs[k]
-			g.next = (k + 1) % len(g.runs)
 			b := e.cfg.seg
 			if r.full == 0 {
 				b = r.last
 			}
 			need := e.cfg.segPages(b)
 			if pages+need > maxPages && (pages > 0 || maxPages < e.cfg.wavePages) {
-				goto done // a chunk larger than a whole wave is sensed alone, never beside a program
+				// A chunk larger than a whole wave is sensed alone, never
+				// beside a program. The chunk that does not fit starts the
+				// next wave: its pick is not spent.
+				goto done
 			}
+			e.took(g, k)
 			if r.full > 0 {
 				r.full--
 			} else {
@@ -646,9 +649,9 @@ const interleaveScale = 1024
 // rate (routing.feed) shared in proportion to what each has left, each at
 // most its route's own rate (water-filling); when the shared rate does not
 // bind, every route is fed at its rate. Weights within a sixteenth of the
-// largest count as equal (the runs take turns); otherwise the runs start
-// with credits in proportion to their time left (see pick). A group is
-// weighed when runs join it and again when one of its runs drains.
+// largest count as equal (the runs take turns); otherwise the runs not
+// begun lead with a chunk each (see below and pick). A group is weighed
+// when runs join it and again when one of its runs drains.
 func (e *engine) weigh(stack int, g *readGroup) {
 	rt := &e.cfg.rt
 	feed := rt.feed[stack]
@@ -730,13 +733,22 @@ func (e *engine) weigh(stack int, g *readGroup) {
 	}
 	if equal {
 		for k := range g.runs {
-			g.runs[k].weight = interleaveScale
+			g.runs[k].weight, g.runs[k].lead = interleaveScale, 0
 		}
 		return
 	}
 	// The run with the most time left at its route's rate starts first:
 	// credits in proportion to that time, so that a short run of a slow
 	// route is not left for the end by the even spreading of the picks.
+	// And every run none of whose chunks has been sensed yet starts at
+	// once: it leads with one chunk before the round robin, the run with
+	// the most time left (its bytes at its feed, plus its first chunk's
+	// store-and-forward lag, route.lag) first. The expert assignment costs
+	// each route set from the operator's start (assignExperts); the credits
+	// alone sense a run of one chunk of a route fed a fiftieth of the array
+	// when its credit has grown to the others', a third of the way through
+	// the fast run's chunks, and it ends after them (seeds 38843, 30057).
+	// A lead costs the other runs one chunk of the array's time.
 	var total int64
 	var longest float64
 	for k := range g.runs {
@@ -745,10 +757,43 @@ func (e *engine) weigh(stack int, g *readGroup) {
 			longest = max(longest, left(k)/rate(k))
 		}
 	}
+	fresh := 0
 	for k := range g.runs {
-		g.runs[k].credit = 0
-		if !g.runs[k].empty() && longest > 0 && !math.IsInf(longest, 1) {
-			g.runs[k].credit = int64(math.Round(float64(total) * left(k) / rate(k) / longest))
+		r := &g.runs[k]
+		r.credit, r.lead = 0, 0
+		if !r.empty() && longest > 0 && !math.IsInf(longest, 1) {
+			r.credit = int64(math.Round(float64(total) * left(k) / rate(k) / longest))
+		}
+		if !r.empty() && !r.began {
+			fresh++
+		}
+	}
+	if fresh == 0 {
+		return
+	}
+	seg := float64(e.cfg.seg)
+	timeLeft := func(k int) float64 {
+		r := &g.runs[k]
+		b := float64(r.full)*seg + float64(r.last)
+		rr := &rt.routes[route(k)]
+		return b/f[k] + min(b, float64(rr.chunk))*rr.lag
+	}
+	for k := range g.runs {
+		r := &g.runs[k]
+		if r.empty() || r.began {
+			continue
+		}
+		// Its rank among the fresh runs: 1 for the least time left.
+		r.lead = 1
+		tk := timeLeft(k)
+		for j := range g.runs {
+			q := &g.runs[j]
+			if j == k || q.empty() || q.began {
+				continue
+			}
+			if tj := timeLeft(j); tj < tk || tj == tk && j > k {
+				r.lead++
+			}
 		}
 	}
 }
@@ -760,30 +805,40 @@ type flow struct {
 }
 
 // pick is the run of g whose chunk the array senses next, or -1 when every
-// run is empty. Runs of equal weight (see weigh) take turns from g.next on.
-// Otherwise the pick is a smooth weighted round robin: every run not empty
-// gains its weight in credit, the run with the most (the first in turn on
-// a tie) is picked and pays the weights of all, so that each run gets
-// chunks in proportion to its weight, spread evenly. The credits are
-// integers of the state, so that the interleave repeats as the runs drain
-// (the periodic jumps need it to).
+// run is empty; it changes nothing (took does, once the chunk is in a
+// wave). Runs of equal weight (see weigh) take turns from g.next on. A run
+// that leads (weigh) goes first, the highest lead first. Otherwise the
+// pick is a smooth weighted round robin: every run not empty gains its
+// weight in credit, the run with the most (the first in turn on a tie) is
+// picked and pays the weights of all, so that each run gets chunks in
+// proportion to its weight, spread evenly. The credits are integers of the
+// state, so that the interleave repeats as the runs drain (the periodic
+// jumps need it to).
 func (e *engine) pick(g *readGroup) int {
 	n := len(g.runs)
-	w0, same, total := int64(-1), true, int64(0)
+	w0, same := int32(-1), true
+	lead := -1
 	for k := range g.runs {
-		if g.runs[k].empty() {
+		r := &g.runs[k]
+		if r.empty() {
 			continue
 		}
-		w := int64(g.runs[k].weight)
-		if w0 >= 0 && w != w0 {
+		if w0 >= 0 && r.weight != w0 {
 			same = false
 		}
-		w0, total = w, total+w
+		w0 = r.weight
+		if r.lead > 0 && (lead < 0 || r.lead > g.runs[lead].lead) {
+			lead = k
+		}
 	}
 	if w0 < 0 {
 		return -1
 	}
+	if lead >= 0 {
+		return lead
+	}
 	best := -1
+	var most int64
 	for i := range n {
 		k := (g.next + i) % n
 		r := &g.runs[k]
@@ -793,13 +848,43 @@ func (e *engine) pick(g *readGroup) int {
 		if same {
 			return k
 		}
-		r.credit += int64(r.weight)
-		if best < 0 || r.credit > g.runs[best].credit {
-			best = k
+		if c := r.credit + int64(r.weight); best < 0 || c > most {
+			best, most = k, c
 		}
 	}
-	g.runs[best].credit -= total
 	return best
+}
+
+// took commits the pick of run k of g (see pick), whose chunk joined a
+// wave: the turn moves past it, a lead is spent, or, in the weighted round
+// robin, every run not empty gains its weight and k pays their sum.
+func (e *engine) took(g *readGroup, k int) {
+	r := &g.runs[k]
+	g.next = (k + 1) % len(g.runs)
+	r.began = true
+	if r.lead > 0 {
+		r.lead = 0
+		return
+	}
+	var total int64
+	same := true
+	for j := range g.runs {
+		q := &g.runs[j]
+		if q.empty() {
+			continue
+		}
+		same = same && q.weight == r.weight
+		total += int64(q.weight)
+	}
+	if same {
+		return
+	}
+	for j := range g.runs {
+		if q := &g.runs[j]; !q.empty() {
+			q.credit += int64(q.weight)
+		}
+	}
+	r.credit -= total
 }
 
 func groupEmpty(g *readGroup) bool {

@@ -52,6 +52,8 @@ type readRun struct {
 	last   unit.Bytes // a final short segment, 0 if none
 	weight int32      // its share of the array in the interleave (see weigh)
 	credit int64      // its credit in a weighted interleave (see pick)
+	lead   int32      // > 0: it leads the interleave with a chunk, the highest first (see weigh)
+	began  bool       // a chunk of it has been sensed
 }
 
 func (r readRun) empty() bool { return r.full == 0 && r.last == 0 }

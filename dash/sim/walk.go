@@ -344,6 +344,8 @@ func (r *readRun) walk(w walker) {
 	visitPlain(w, &r.last)
 	visitPlain(w, &r.weight)
 	visitPlain(w, &r.credit)
+	visitPlain(w, &r.lead)
+	visitBool(w, &r.began)
 }
 
 func (s *seg) walk(w walker) {
