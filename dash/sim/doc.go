@@ -116,6 +116,8 @@
 //     segments, and a segment that starts from a state seen before and runs
 //     the same operators replays its duration, statistics and end state
 //     (segment.go); only the attention kernels are simulated step by step.
+//     A segment whose start state is new replays its rest from the first
+//     operator boundary within it whose state was seen before.
 //     The heterogeneous passes of serving cut every pass so, and keep
 //     their segments from pass to pass.
 //   - Forked kernels: from one context block to the next, an attention

@@ -127,6 +127,7 @@ func (j *jumper) report(p *Perf) {
 	p.SkippedLayers = j.layers
 	if j.segs != nil {
 		p.ReplayedSegments = j.segs.hits
+		p.ReplayedRests = j.segs.subHits
 	}
 	p.ResumedKernels = j.forks.hits
 }

@@ -82,8 +82,9 @@ func TestWritebackKeepsEveryKVPageOnce(t *testing.T) {
 	}
 }
 
-// The shortcuts (replayed passes and segments, forked kernels, jumps) give
-// the same result as the step-by-step run on a decode that writes back.
+// The shortcuts (replayed passes, segments and rests of segments, forked
+// kernels, jumps) give the same result as the step-by-step run on a decode
+// that writes back.
 func TestSpillExactShortcuts(t *testing.T) {
 	if testing.Short() {
 		t.Skip("event-by-event run of a 2,000-step decode")
@@ -95,8 +96,9 @@ func TestSpillExactShortcuts(t *testing.T) {
 	if fast.KV.WritebackWaves == 0 || !sameResult(fast, slow) {
 		t.Fatalf("writeback run: shortcuts %v (%d waves), step by step %v", fast.E2E, fast.KV.WritebackWaves, slow.E2E)
 	}
-	if fast.Perf.ReplayedSegments == 0 || fast.Perf.ResumedKernels == 0 {
-		t.Errorf("%d decode segments replayed, %d kernels resumed from a checkpoint", fast.Perf.ReplayedSegments, fast.Perf.ResumedKernels)
+	if fast.Perf.ReplayedSegments == 0 || fast.Perf.ResumedKernels == 0 || fast.Perf.ReplayedRests == 0 {
+		t.Errorf("%d decode segments replayed (%d from within), %d kernels resumed from a checkpoint",
+			fast.Perf.ReplayedSegments, fast.Perf.ReplayedRests, fast.Perf.ResumedKernels)
 	}
 }
 

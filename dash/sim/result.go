@@ -209,6 +209,9 @@ type Perf struct {
 	// ReplayedSegments counts decode-pass segments (from one attention
 	// kernel to the next) replayed from an earlier step (segment.go).
 	ReplayedSegments int64 `json:"replayed_segments"`
+	// ReplayedRests counts, of ReplayedSegments, the rests of segments
+	// replayed from an operator boundary within them (segment.go).
+	ReplayedRests int64 `json:"replayed_rests"`
 	// ResumedKernels counts attention kernels that started from the
 	// checkpoint of an earlier kernel reading less from HBM (fork.go).
 	ResumedKernels int64 `json:"resumed_kernels"`

@@ -32,6 +32,18 @@ import (
 // the start of their attention kernels instead of at their first operator,
 // a boundary that replays reach.
 //
+// A segment whose start state is new (a disturbance carried in from the
+// kernel before it, such as the phase of an HBF array's sensing after a
+// kernel that wrote KV back) often settles within its first operators:
+// while a decode segment is recorded, the state at each operator boundary
+// within it is keyed too, and when the rest of the segment ran before from
+// that state (a rest of a segment: the segment's operators, the boundary's
+// place among them and the state), the rest is replayed and the whole
+// segment stored as ending where the rest ends; the boundaries that missed
+// are stored as rests when the segment ends. Past 64,000 steps of the long
+// decode of BenchmarkWritebackDecode, every step that writes KV back
+// starts such a segment, and its rest is replayed after one operator.
+//
 // The heterogeneous passes of a serving run (Passer) replay segments too,
 // prefill chunks included, and keep the memo from pass to pass: two passes
 // of the same token count run the same operators between their attention
@@ -51,11 +63,13 @@ const maxSegments = 4096
 type segMemo struct {
 	byKey   map[string]*segment // the segments between attention kernels
 	kernels map[string]*segment // the attention kernels
+	subs    map[string]*segment // the rests of segments, from an operator boundary within them
 	rec     *segRec
 	on      bool // the pass in flight replays segments
 	buf     []byte
 	before  []int64 // reused for the recording's counters
 	hits    int64
+	subHits int64 // of hits, the rests of segments
 	chain   chain // replays not yet applied (see opEnded)
 	all     bool  // every pass replays segments (heterogeneous passes), not only decode passes
 }
@@ -69,14 +83,36 @@ type segment struct {
 	end   *dynState
 	// endKey is the key of the end state (in layer mode), once known.
 	endKey []byte
+	// from and fromOps place the segment's start in the frame end is
+	// relative to: zero, except for the rest of a segment (a sub-segment),
+	// which shares the whole segment's end.
+	from    Time
+	fromOps int
 }
+
+// endPC is the operator the segment ends before, relative to its start.
+func (s *segment) endPC() int { return s.end.pc - s.fromOps }
 
 // segRec is a segment being recorded.
 type segRec struct {
 	key    string
+	sig    int // the length of key's operator signature (the state's key follows)
 	t      Time
 	pc     int
 	target int // the attention kernel it ends before; -1: the pass's end
+	before []int64
+	// subs are the operator boundaries within the segment that were keyed
+	// and missed, to be stored as the rests of the segment (sub-segments).
+	subs []subStart
+}
+
+// subStart is an operator boundary within a segment being recorded: the
+// memo key of the rest of the segment from there, the instant, the
+// operator and the global counters there.
+type subStart struct {
+	key    string
+	t      Time
+	pc     int
 	before []int64
 }
 
@@ -359,7 +395,7 @@ func (e *engine) install(d *dynState, t0 Time, pc0 int) {
 // fixed-batch run (one attention kernel per layer), when shortcuts are.
 func (e *engine) replaySegments() {
 	if j, ok := e.cut.(*jumper); ok {
-		j.segs = &segMemo{byKey: map[string]*segment{}, kernels: map[string]*segment{}}
+		j.segs = &segMemo{byKey: map[string]*segment{}, kernels: map[string]*segment{}, subs: map[string]*segment{}}
 	}
 }
 
@@ -454,6 +490,38 @@ func (j *jumper) opEnded(int) bool {
 	}
 	ch := &sm.chain
 	pc := e.pc
+	if r := sm.rec; r != nil && !sm.all && e.pc != r.target && r.target != r.pc+1 && e.pc < len(p.ops) {
+		// Within a segment being recorded: the rest of it may have run
+		// before from the state here (a disturbance the segment's start
+		// state carried, such as an HBF array's phase, has died out).
+		// Decode passes only: the heterogeneous passes of serving rarely
+		// meet such a state, and keying every boundary cost them more
+		// than it saved.
+		if s := j.subSegment(r); s != nil {
+			j.storeThrough(r, s)
+			sm.hits++
+			sm.subHits++
+			ch.add(s, e.now, pc)
+			if s.end == nil {
+				j.flushChain()
+				if e.err != nil {
+					return false
+				}
+				e.idle()
+				e.pc = len(p.ops)
+				e.passEnded = true
+				return true
+			}
+			pc += s.endPC()
+			if s.endKey == nil {
+				j.flushChain()
+				if e.err != nil {
+					return false
+				}
+				last = s
+			}
+		}
+	}
 	for sm.rec == nil && pc < len(p.ops) {
 		prev, cur := &p.ops[pc-1], &p.ops[pc]
 		var target int
@@ -523,7 +591,7 @@ func (j *jumper) opEnded(int) bool {
 			if target == pc+1 {
 				j.kernelMissed(p.ops[pc].layer, key)
 			}
-			sm.rec = &segRec{key: string(sm.buf), t: e.now, pc: pc, target: target, before: sm.before}
+			sm.rec = &segRec{key: string(sm.buf), sig: len(sm.buf) - len(key), t: e.now, pc: pc, target: target, before: sm.before}
 			return false
 		}
 		if target == pc+1 && ch.n > 0 { // a kernel within a chain: does the chain repeat?
@@ -544,7 +612,7 @@ func (j *jumper) opEnded(int) bool {
 			e.passEnded = true
 			return true
 		}
-		pc += s.end.pc
+		pc += s.endPC()
 		if s.endKey == nil { // key the end state once it is installed
 			j.flushChain()
 			if e.err != nil {
@@ -689,7 +757,7 @@ func (j *jumper) flushChain() {
 			for _, r := range c.runs {
 				e.addStats(r.s.delta, r.m)
 			}
-			e.install(c.last.end, c.t0, c.pc0)
+			e.install(c.last.end, c.t0-c.last.from, c.pc0-c.last.fromOps)
 		}
 	} else {
 		c.delta = append(c.delta[:0], c.runs[0].s.delta...)
@@ -727,5 +795,62 @@ func (j *jumper) storeSegment(end *dynState) *segment {
 	}
 	s := &segment{d: j.e.now - r.t, delta: after, end: end}
 	memo[r.key] = s
+	if len(r.subs) > 0 && len(sm.subs)+len(r.subs) > maxSegments {
+		clear(sm.subs)
+	}
+	for _, st := range r.subs {
+		sub := &segment{d: j.e.now - st.t, delta: st.before, end: end, from: st.t - r.t, fromOps: st.pc - r.pc}
+		for i, v := range after { // from the counters at the boundary to those now
+			sub.delta[i] = v + r.before[i] - st.before[i]
+		}
+		sm.subs[st.key] = sub
+	}
 	return s
+}
+
+// storeThrough ends the recording r at the current operator boundary,
+// whose rest of the segment, s, is about to be replayed: the segment and
+// the rests noted within it are stored as ending where s ends.
+func (j *jumper) storeThrough(r *segRec, s *segment) {
+	sm, e := j.segs, j.e
+	sm.rec = nil
+	now := j.k.cnt // the counters here (subSegment keyed the state)
+	put := func(memo map[string]*segment, key string, t Time, pc int, before []int64) {
+		x := &segment{d: e.now - t + s.d, delta: make([]int64, len(now)), end: s.end, endKey: s.endKey,
+			from: s.from - (e.now - t), fromOps: s.fromOps - (e.pc - pc)}
+		for i := range now {
+			x.delta[i] = now[i] - before[i] + s.delta[i]
+		}
+		memo[key] = x
+	}
+	if len(sm.byKey) >= maxSegments {
+		clear(sm.byKey)
+	}
+	put(sm.byKey, r.key, r.t, r.pc, r.before)
+	if len(r.subs) > 0 && len(sm.subs)+len(r.subs) > maxSegments {
+		clear(sm.subs)
+	}
+	for _, st := range r.subs {
+		put(sm.subs, st.key, st.t, st.pc, st.before)
+	}
+}
+
+// subSegment is called at an operator boundary within the non-kernel
+// segment being recorded (r): it returns the rest of that segment if it
+// ran before from the same state (the key of the segment's operators, the
+// boundary's place in them and the state here), else notes the boundary
+// for the rest to be stored when the segment ends, and returns nil.
+func (j *jumper) subSegment(r *segRec) *segment {
+	e, sm := j.e, j.segs
+	j.k.key(e, true)
+	b := binary.AppendVarint(sm.buf[:0], -4)
+	b = binary.AppendVarint(b, int64(e.pc-r.pc))
+	b = append(b, r.key[:r.sig]...)
+	b = append(b, j.k.b...)
+	sm.buf = b
+	if s, ok := sm.subs[string(b)]; ok {
+		return s
+	}
+	r.subs = append(r.subs, subStart{key: string(b), t: e.now, pc: e.pc, before: slices.Clone(j.k.cnt)})
+	return nil
 }
