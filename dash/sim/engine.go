@@ -856,16 +856,16 @@ func (e *engine) pick(g *readGroup) int {
 }
 
 // took commits the pick of run k of g (see pick), whose chunk joined a
-// wave: the turn moves past it, a lead is spent, or, in the weighted round
-// robin, every run not empty gains its weight and k pays their sum.
+// wave: the turn moves past it, its lead is spent, and in the weighted
+// round robin every run not empty gains its weight and k pays their sum,
+// a lead as well (seed 32862: a Relay run of 28 GB/s that led without
+// paying kept its credit and took the transfer SRAM's other region for a
+// second chunk while its first still crossed, stopping the Direct run).
 func (e *engine) took(g *readGroup, k int) {
 	r := &g.runs[k]
 	g.next = (k + 1) % len(g.runs)
 	r.began = true
-	if r.lead > 0 {
-		r.lead = 0
-		return
-	}
+	r.lead = 0 // a lead pays as a pick of the round robin does
 	var total int64
 	same := true
 	for j := range g.runs {
