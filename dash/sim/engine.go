@@ -211,6 +211,7 @@ type engine struct {
 	trace         *traceRec
 	cut           shortcuts  // exact shortcuts (jump.go)
 	epoch         uint64     // structural changes so far (see changed)
+	finishEpoch   uint64     // the epoch a finishing stream began (no new stream since)
 	visitors      visitors   // the shortcuts' visitors of the state walk (visitors.go)
 	active        []int32    // unfinished streams, in creation order
 	maxOp         int        // highest operator index with streams or prefetches
@@ -1268,6 +1269,7 @@ func (e *engine) deliver(id int32, b unit.Bytes) {
 	}
 	st.finished = true
 	e.changed()
+	e.finishEpoch = e.epoch
 	if k := slices.Index(e.active, id); k >= 0 {
 		e.active = slices.Delete(e.active, k, k+1)
 	}
