@@ -285,7 +285,13 @@ func linkKindOf(name string) dash.LinkKind {
 // none; 36188, +21.3%: the prefill KV's program, 5.4 ms, starts when its
 // data are in SRAM, over Direct before the output projection's weights
 // are issued, over Relay under the expert compute). The tolerances are
-// those maxima, rounded up to the next percent.
+// those maxima, rounded up to the next percent. They are not bounds: fresh
+// seeds 40100-50000 on c86e25f (9,898 run) found four what-ifs beyond them
+// (40509, all three paths +44.9%, fixed since: see TestWhatIfRegressions;
+// 40309, faster GPU-HBF links +11.6%, a tie of the shared TSV in the expert
+// assignment putting experts on slow Relay sets; 47867, all three paths
+// +32.4%; 49905, faster HBM arrays +38.8%), the same family of whole-chunk
+// and whole-expert list scheduling (issue 21).
 const (
 	// monotoneTol bounds how much longer E2E may get when a part gets
 	// faster (0.12 until b39aee0: 38843 at +13.0%).
