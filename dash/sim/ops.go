@@ -162,7 +162,11 @@ func (e *engine) appendKVSplit(dst []byte, spec *opSpec) []byte {
 // start-up latency (t_R, the first chunk's fill over the TSV, its ECC
 // decode and its first link hop), an HBF share would only add a t_R. Norms and router weights
 // are read so; larger tensors are split by the rule, which is when the
-// prefetch that senses them ahead hides the start-up.
+// prefetch that senses them ahead hides the start-up. The first chunk is
+// at most the data itself: an HBF share of b bytes never fills a transfer
+// chunk larger than b (with 32 MiB relay regions, a 2.6 MB projection was
+// costed a 32 MiB chunk's fill and read from HBM alone once HBM got faster:
+// what-if 49905, E2E +38.8%).
 func (e *engine) hbmOnly(b unit.Bytes, c int) bool {
 	rt := &e.cfg.rt
 	f := rt.cellHBF[c]
@@ -172,11 +176,12 @@ func (e *engine) hbmOnly(b unit.Bytes, c int) bool {
 	hbm := e.routeRate(rt.hbmRead[rt.cellHBM[c][0]])
 	// The start-up of the stack's quickest route (its first link hop the
 	// fastest): a slow route beside it does not delay the others.
+	chunk := min(e.cfg.seg, b)
 	first := math.Inf(1)
 	for _, r := range rt.hbfRead[f] {
-		first = min(first, unit.TransferTime(e.cfg.seg, rt.routes[r].hops[0].rate).Seconds())
+		first = min(first, unit.TransferTime(chunk, rt.routes[r].hops[0].rate).Seconds())
 	}
-	latency := (e.cfg.tR + unit.TransferTime(e.cfg.seg, e.cfg.tsv) + e.cfg.tECC).Seconds() + first
+	latency := (e.cfg.tR + unit.TransferTime(chunk, e.cfg.tsv) + e.cfg.tECC).Seconds() + first
 	return hbm > 0 && float64(b) <= hbm*latency
 }
 

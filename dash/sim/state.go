@@ -130,7 +130,7 @@ type hbmStack struct {
 type stream struct {
 	route    int32 // its route (config.rt.routes)
 	consumer int32 // GPU operator that consumes it; -1 for writes
-	op       int32 // operator that consumes or issued it (for traces)
+	op       int32 // operator that consumes or issued it (traces; writeFirst)
 	total    unit.Bytes
 	done     unit.Bytes // delivered (reads) or completed (writes)
 	// Routes that do not start with a sense (HBM reads, writes) issue one

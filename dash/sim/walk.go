@@ -445,6 +445,12 @@ func (pw *progWave) walk(w walker) {
 func (st *stream) walk(w walker) {
 	visitPlain(w, &st.route)
 	visitOp(w, &st.consumer)
+	// The operator that consumes or issued it orders a write's claim on
+	// the transfer SRAM against sensed reads (engine.writeFirst), so it is
+	// state: a layer jump renumbers it and keys hold it (seed 31476: a
+	// write whose operator kept its number from before a layer jump took
+	// the SRAM from a read sensed for the next operator).
+	visitOp(w, &st.op)
 	visitStreamSize(w, &st.total)
 	visitProgress(w, &st.done)
 	visitProgress(w, &st.arrived)

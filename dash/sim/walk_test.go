@@ -51,7 +51,6 @@ var notWalked = map[reflect.Type]map[string]string{
 	},
 	reflect.TypeFor[event](): {"seq": "tie-break only: keys order events by it"},
 	reflect.TypeFor[stream](): {
-		"op":       "traces only",
 		"finished": "finished streams have left the active list, which the walk follows",
 	},
 	reflect.TypeFor[opState]():  {"streams": "fixed once issued; each active stream names its consumer"},

@@ -564,11 +564,18 @@ func TestRandomWhatIfs(t *testing.T) {
 // SRAM while its first still crossed a 28 GB/s link, stopping the Direct
 // run (+28.5%: 32862); a KV write given the one-region transfer SRAM
 // ahead of the running operator's own sensed chunk, so that it waited for
-// every program of the write (all three paths +44.9%: 40509).
+// every program of the write (all three paths +44.9%: 40509); the HBM-only
+// rule for small tensors costing the HBF start-up with a whole transfer
+// chunk (32 MiB relay regions) where the part was 2.6 MB, so that a 2x
+// faster HBM array drew the projections off HBF (+38.8%: 49905), which
+// put 21-byte norm parts on Relay in 31476 and showed that a stream's
+// operator, which orders a write's claim on the transfer SRAM
+// (writeFirst), was neither in the shortcuts' keys nor renumbered by a
+// layer jump (TTFT 0.3 ms off NoJump; bytes lost with segments replayed).
 func TestWhatIfRegressions(t *testing.T) {
 	for _, seed := range []uint64{93, 188, 192, 124, 20, 772, 499, 363, 744, 936, 1120, 66,
 		31929, 34675, 31319, 33598, 33634, 32086, 31476, 35347, 32145, 32814, 32818, 39437,
-		30940, 37902, 37274, 38843, 30057, 32862, 40509} {
+		30940, 37902, 37274, 38843, 30057, 32862, 40509, 49905} {
 		if w, err := checkWhatIf(seed, true); err != nil {
 			t.Errorf("%v\n  %v", w, err)
 		}
