@@ -157,7 +157,9 @@ type ExecutionSpec struct {
 	// while an HBF stack programs (or KV is on its way to be programmed):
 	// "the current layer's output-projection weights can be fetched from HBM
 	// while HBF programming overlaps the attention computation". Off (the
-	// default), their HBF share waits for the program as other reads do.
+	// default), the split of replicated weights counts how long their HBF
+	// share would wait for the programs ahead of it, past the operator's
+	// earliest start, and that share waits for them as other reads do.
 	HBMWhileProgramming bool `yaml:"hbm_while_programming,omitempty" json:",omitempty" knob:" | replicated weights read from HBM alone while a stack programs (§V-B direct prefill write) | | §V-B"`
 	// KVBlockTokens is the paged-KV block: the cache is allocated, and the
 	// attention kernel reads it, in blocks of this many tokens (0: 16, vLLM's

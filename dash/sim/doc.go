@@ -73,7 +73,10 @@
 // makespan over the route table's resources with the operator's other reads
 // already on them (water-filling, exact for the table's structure and
 // checked against an LP solver): replicated weights over HBM, Direct and
-// Relay (parallel HBM/HBF read, 1.2 : 1.6 : 0.4 TB/s for DASH), the
+// Relay (parallel HBM/HBF read, 1.2 : 1.6 : 0.4 TB/s for DASH; the
+// programs committed ahead of the HBF reads, past the operator's earliest
+// start, count as work on the stack's TSV, so that a long prefill KV write
+// moves the output projection's share to HBM, §V-B), the
 // HBF-resident KV over both routes beside the decode KV read from HBM (the
 // two GPU-facing links finish together); the selected experts, known when
 // routing completes, are assigned whole to a route set (one route of every

@@ -188,6 +188,10 @@ type opState struct {
 	routedDone  bool       // selected experts issued
 	early       unit.Bytes // its bytes held in the GPU staging buffer
 	fromHBM     bool       // its replicated weights read from HBM alone (a stack was programming, §V-B)
+	// progWait is how long its HBF reads would wait, past its earliest
+	// start, for the programs committed ahead of them when it issued its
+	// reads (programWait); the split of its replicated weights counts it.
+	progWait Time
 }
 
 // engine is one simulation. It is single-threaded and deterministic.

@@ -16,7 +16,7 @@ func kvParts(t *testing.T, exp dash.Experiment, h, f unit.Bytes) (*engine, []uni
 		t.Fatal(err)
 	}
 	e := newEngine(cfg)
-	return e, e.readParts(&opSpec{class: ClassAttention, kvHBM: h, kvHBF: f}, false)
+	return e, e.readParts(&opSpec{class: ClassAttention, kvHBM: h, kvHBF: f}, false, 0)
 }
 
 // TestKVSplitBalancesTheGPUFacingLinks checks the makespan split of DASH's

@@ -21,8 +21,8 @@ import (
 // at its prefetch, at its start and for the keys of the shortcuts); the
 // slice is valid until the next call. fromHBM reads replicated weights
 // from HBM alone (a stack is programming, §V-B).
-func (e *engine) readParts(spec *opSpec, fromHBM bool) []unit.Bytes {
-	key := partsKey{spec.weights, spec.kvHBM, spec.kvHBF, spec.replicated, fromHBM}
+func (e *engine) readParts(spec *opSpec, fromHBM bool, wait Time) []unit.Bytes {
+	key := partsKey{spec.weights, spec.kvHBM, spec.kvHBF, wait, spec.replicated, fromHBM}
 	c := &e.partsCache
 	slot := key.slot()
 	if c.full[slot] && c.keys[slot] == key {
@@ -38,7 +38,7 @@ func (e *engine) readParts(spec *opSpec, fromHBM bool) []unit.Bytes {
 	c.keys[slot], c.full[slot] = key, false
 	if spec.weights > 0 {
 		for c := range rt.pairs {
-			e.weightPart(spec, c, fromHBM, parts)
+			e.weightPart(spec, c, fromHBM, wait, parts)
 		}
 	}
 	if spec.kvHBF > 0 {
@@ -53,6 +53,7 @@ func (e *engine) readParts(spec *opSpec, fromHBM bool) []unit.Bytes {
 // partsKey is what an operator's read parts depend on.
 type partsKey struct {
 	weights, kvHBM, kvHBF unit.Bytes
+	wait                  Time
 	replicated, fromHBM   bool
 }
 
@@ -66,7 +67,8 @@ type partsCache struct {
 const partsSlots = 64
 
 func (k partsKey) slot() int {
-	h := uint64(k.weights)*0x9e3779b97f4a7c15 ^ uint64(k.kvHBM)*0xc2b2ae3d27d4eb4f ^ uint64(k.kvHBF)*0x165667b19e3779f9
+	h := uint64(k.weights)*0x9e3779b97f4a7c15 ^ uint64(k.kvHBM)*0xc2b2ae3d27d4eb4f ^ uint64(k.kvHBF)*0x165667b19e3779f9 ^
+		uint64(k.wait)*0xd6e8feb86659fd93
 	if k.replicated {
 		h ^= 0x27d4eb2f165667c5
 	}
@@ -99,8 +101,12 @@ func (e *engine) pairRoutes(c int, withHBM, withHBF bool) []int32 {
 // routes that can carry them, to parts. Replicated weights are read from
 // HBM alone when parallel reads are off, while a stack programs (fromHBM:
 // execution.hbm_while_programming, §V-B), or when HBM delivers a stack's
-// part within the HBF start-up latency (see hbmOnly).
-func (e *engine) weightPart(spec *opSpec, c int, fromHBM bool, parts []unit.Bytes) {
+// part within the HBF start-up latency (see hbmOnly). Otherwise the split
+// counts wait, the time the HBF reads would wait for the programs ahead of
+// them (programWait), as work already on the stack's TSV, which every HBF
+// read crosses: the HBF routes then carry only what they can deliver after
+// it.
+func (e *engine) weightPart(spec *opSpec, c int, fromHBM bool, wait Time, parts []unit.Bytes) {
 	rt := &e.cfg.rt
 	b := perStack(spec.weights, rt.pairs, c)
 	withHBF := !spec.replicated || e.cfg.parallel && !fromHBM
@@ -110,7 +116,12 @@ func (e *engine) weightPart(spec *opSpec, c int, fromHBM bool, parts []unit.Byte
 	}
 	rs := e.pairRoutes(c, spec.replicated, withHBF)
 	out := e.out[:len(rs)]
-	e.split.divide(b, rs, nil, 1, out)
+	var committed []load
+	if f := rt.cellHBF[c]; wait > 0 && spec.replicated && withHBF && f >= 0 && int(f) < len(rt.tsvRes) && rt.tsvRes[f] >= 0 {
+		e.loads = append(e.loads[:0], load{res: rt.tsvRes[f], secs: wait.Seconds()})
+		committed = e.loads
+	}
+	e.split.divide(b, rs, committed, 1, out)
 	for k, r := range rs {
 		parts[r] += out[k]
 	}
@@ -151,7 +162,7 @@ func (e *engine) appendKVSplit(dst []byte, spec *opSpec) []byte {
 	if spec.kvHBF == 0 {
 		return dst
 	}
-	for _, b := range e.readParts(spec, false) {
+	for _, b := range e.readParts(spec, false, 0) {
 		dst = binary.AppendVarint(dst, int64(b))
 	}
 	return dst
@@ -265,9 +276,66 @@ func (e *engine) issuePredictable(i int) {
 		return // nothing lives in HBF
 	}
 	op.fromHBM = e.cfg.hbmDuringProg && spec.replicated && e.cfg.nHBM > 0 && e.programming()
-	parts := e.readParts(spec, op.fromHBM)
+	op.progWait = 0
+	if spec.replicated && spec.weights > 0 && e.cfg.nHBM > 0 && e.cfg.parallel && !op.fromHBM {
+		op.progWait = e.programWait(i)
+	}
+	parts := e.readParts(spec, op.fromHBM, op.progWait)
 	sets := e.assignExperts(spec.sharedN, spec.sharedBytes, nil, 0, e.sharedSets)
 	e.issueHBFReads(i, parts, sets, false)
+}
+
+// programWait is how long operator i's HBF reads, issued now, would wait
+// for programs past the operator's earliest start (now, or the end of the
+// running operator's compute when i is ahead of it): the array starts a
+// pending program before waiting reads (kickArray), so reads of a stack
+// wait for the program running, the waves pending and the waves its
+// in-flight writes will fill (t_PROG each). Only programs that hold every
+// plane count (under program_scope planes, reads of the other planes
+// proceed), and none with program suspend (a read suspends a program
+// within t_SUS). The most over the stacks.
+func (e *engine) programWait(i int) Time {
+	if e.cfg.suspend || e.cfg.nHBF == 0 {
+		return 0
+	}
+	start := e.now
+	if i > e.pc && e.pc < len(e.ops) && e.ops[e.pc].started {
+		start = max(start, e.ops[e.pc].computeDone)
+	}
+	wp := e.cfg.wavePages
+	waveBytes := unit.Bytes(wp) * e.cfg.page
+	var wait Time
+	for k := range e.hbf {
+		s := &e.hbf[k]
+		var t Time
+		if s.programActive && s.progPages >= wp {
+			if s.suspended || s.suspending {
+				t += s.progLeft + e.cfg.tRes
+			} else {
+				t += max(0, s.progUntil-e.now)
+			}
+		}
+		for q := range s.progPending {
+			if e.programPages(&s.progPending[q]) >= wp {
+				t += e.cfg.tProg
+			}
+		}
+		for _, id := range e.active {
+			st := &e.streams[id]
+			hops := e.routeOf(id).hops
+			if st.consumer >= 0 || hops[len(hops)-1].program != int32(k) {
+				continue
+			}
+			b := st.total - st.arrived + st.progBuf.bytes
+			waves := (b + waveBytes - 1) / waveBytes
+			if e.cfg.progPlanes {
+				waves = b / waveBytes // partial waves hold only their planes
+			}
+			t += Time(waves) * e.cfg.tProg
+		}
+		wait = max(wait, e.now+t-start)
+	}
+	return wait
 }
 
 // programming reports whether a read of an HBF stack would now wait for a
@@ -331,7 +399,7 @@ func (e *engine) issueHBFReads(i int, parts, sets []unit.Bytes, early bool) {
 func (e *engine) issueAtStart(op int) {
 	spec := &e.pass.ops[op]
 	rt := &e.cfg.rt
-	parts := e.readParts(spec, e.ops[op].fromHBM)
+	parts := e.readParts(spec, e.ops[op].fromHBM, e.ops[op].progWait)
 	extra := spec.cachedBytes() // selected experts the HBM expert cache holds
 	if rt.nHBF == 0 {           // no HBF: the experts and the gathered rows are in HBM
 		extra += spec.gather + unit.Bytes(spec.sharedN)*spec.sharedBytes + unit.Bytes(spec.routedN)*spec.expertSize

@@ -128,6 +128,9 @@ type routing struct {
 	// none).
 	cellHBM [][]int32
 	cellHBF []int32
+	// tsvRes[c] is HBF stack c's TSV (a table resource), which every read
+	// of the stack crosses: the split puts the wait for its programs there.
+	tsvRes []int32
 }
 
 // linkInfo is one link direction.
@@ -173,6 +176,11 @@ func compileRoutes(t dash.RouteTable, seg, hbmChunk unit.Bytes) (routing, error)
 			dramOf[i] = int32(r.From.Index)
 		case dash.ResourceNAND:
 			nandOf[i] = int32(r.From.Index)
+		case dash.ResourceTSV:
+			for len(rt.tsvRes) <= r.From.Index {
+				rt.tsvRes = append(rt.tsvRes, -1)
+			}
+			rt.tsvRes[r.From.Index] = int32(i)
 		}
 	}
 	pools := func(ids []int) []int32 {

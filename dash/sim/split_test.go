@@ -156,7 +156,7 @@ func TestSplitIsTheLPOptimum(t *testing.T) {
 				spec = opSpec{class: ClassAttention, kvHBF: b, kvHBM: h}
 				rs, grain = rt.hbfRead[0], e.cfg.seg
 			}
-			parts := e.readParts(&spec, false)
+			parts := e.readParts(&spec, false, 0)
 			loads := append([]load(nil), e.loads...)
 			got := makespan(rt, rs, parts, loads)
 			want, err := lpMakespan(rt, b, rs, loads)

@@ -484,4 +484,5 @@ func (op *opState) walk(w walker) {
 	visitBool(w, &op.routedDone)
 	visitPlain(w, &op.early)
 	visitBool(w, &op.fromHBM)
+	visitPlain(w, &op.progWait)
 }
