@@ -286,33 +286,44 @@ func (e *engine) issuePredictable(i int) {
 }
 
 // programWait is how long operator i's HBF reads, issued now, would wait
-// for programs past the operator's earliest start (now, or the end of the
-// running operator's compute when i is ahead of it): the array starts a
+// for programs past the operator's earliest start: the array starts a
 // pending program before waiting reads (kickArray), so reads of a stack
-// wait for the program running, the waves pending and the waves its
-// in-flight writes will fill (t_PROG each). Only programs that hold every
-// plane count (under program_scope planes, reads of the other planes
-// proceed), and none with program suspend (a read suspends a program
-// within t_SUS). The most over the stacks.
+// wait for the program running, the waves pending, the waves its in-flight
+// writes will fill and those of the KV writes the operators before i will
+// issue when they start (t_PROG each). The operators run no faster than
+// their compute and their reads: the running one ends no sooner than its
+// computeDone and its streams' bytes left at their routes' own rates, and
+// each one after it starts at least its compute later. Only programs that hold every plane
+// count (under program_scope planes, reads of the other planes proceed),
+// and none with program suspend (a read suspends a program within t_SUS).
+// The most over the stacks.
 func (e *engine) programWait(i int) Time {
 	if e.cfg.suspend || e.cfg.nHBF == 0 {
 		return 0
 	}
-	start := e.now
-	if i > e.pc && e.pc < len(e.ops) && e.ops[e.pc].started {
-		start = max(start, e.ops[e.pc].computeDone)
-	}
 	wp := e.cfg.wavePages
 	waveBytes := unit.Bytes(wp) * e.cfg.page
-	var wait Time
+	waves := func(b unit.Bytes) Time {
+		if e.cfg.progPlanes {
+			return Time(b / waveBytes) // partial waves hold only their planes
+		}
+		return Time((b + waveBytes - 1) / waveBytes)
+	}
+	// What each stack has committed: the end of its programs from now.
+	var scratch [16]Time
+	end := scratch[:0]
+	if len(e.hbf) > len(scratch) {
+		end = make([]Time, 0, len(e.hbf))
+	}
+	busy := false
 	for k := range e.hbf {
 		s := &e.hbf[k]
-		var t Time
+		t := e.now
 		if s.programActive && s.progPages >= wp {
 			if s.suspended || s.suspending {
 				t += s.progLeft + e.cfg.tRes
 			} else {
-				t += max(0, s.progUntil-e.now)
+				t = max(t, s.progUntil)
 			}
 		}
 		for q := range s.progPending {
@@ -320,22 +331,54 @@ func (e *engine) programWait(i int) Time {
 				t += e.cfg.tProg
 			}
 		}
-		for _, id := range e.active {
-			st := &e.streams[id]
-			hops := e.routeOf(id).hops
-			if st.consumer >= 0 || hops[len(hops)-1].program != int32(k) {
-				continue
-			}
-			b := st.total - st.arrived + st.progBuf.bytes
-			waves := (b + waveBytes - 1) / waveBytes
-			if e.cfg.progPlanes {
-				waves = b / waveBytes // partial waves hold only their planes
-			}
-			t += Time(waves) * e.cfg.tProg
-		}
-		wait = max(wait, e.now+t-start)
+		busy = busy || t > e.now
+		end = append(end, t)
 	}
-	return wait
+	for _, id := range e.active {
+		st := &e.streams[id]
+		if st.consumer >= 0 {
+			continue
+		}
+		hops := e.routeOf(id).hops
+		if k := hops[len(hops)-1].program; k >= 0 {
+			if n := waves(st.total - st.arrived + st.progBuf.bytes); n > 0 {
+				end[k] += n * e.cfg.tProg
+				busy = true
+			}
+		}
+	}
+	for j := e.pc + 1; j < i && !busy; j++ {
+		busy = e.pass.ops[j].kvWriteHBF > 0 || e.pass.ops[j].kvWriteback > 0
+	}
+	if !busy {
+		return 0
+	}
+	// The earliest start of each operator from the running one's end to i:
+	// the running one ends no sooner than its compute and than each of its
+	// streams delivers what it has left at its route's own rate.
+	first := e.now
+	if i > e.pc && e.pc < len(e.ops) && e.ops[e.pc].started {
+		op := &e.ops[e.pc]
+		first = max(first, op.computeDone)
+		for _, id := range op.streams {
+			if st := &e.streams[id]; !st.finished && st.done < st.total {
+				first = max(first, e.now+Time(math.Ceil(float64(st.total-st.done)/e.routeRate(st.route)*1e9)))
+			}
+		}
+	}
+	var wait Time
+	for k := range end {
+		t, start := end[k], first
+		for j := e.pc + 1; j < i; j++ {
+			sp := &e.pass.ops[j]
+			if n := waves(perStack(sp.kvWriteHBF, e.cfg.nHBF, k)) + waves(perStack(sp.kvWriteback, e.cfg.nHBF, k)); n > 0 {
+				t = max(t, start) + n*e.cfg.tProg
+			}
+			start += sp.compute + sp.overhead
+		}
+		wait = max(wait, t-start)
+	}
+	return max(0, wait)
 }
 
 // programming reports whether a read of an HBF stack would now wait for a
