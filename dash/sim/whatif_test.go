@@ -286,12 +286,27 @@ func linkKindOf(name string) dash.LinkKind {
 // data are in SRAM, over Direct before the output projection's weights
 // are issued, over Relay under the expert compute). The tolerances are
 // those maxima, rounded up to the next percent. They are not bounds: fresh
-// seeds 40100-50000 on c86e25f (9,898 run) found four what-ifs beyond them
-// (40509, all three paths +44.9%, fixed since: see TestWhatIfRegressions;
-// 40309, faster GPU-HBF links +11.6%, a tie of the shared TSV in the expert
-// assignment putting experts on slow Relay sets; 47867, all three paths
-// +32.4%; 49905, faster HBM arrays +38.8%), the same family of whole-chunk
-// and whole-expert list scheduling (issue 21).
+// seeds 40100-50000 on c86e25f (9,898 run) found four what-ifs beyond them,
+// three of them engine bugs since fixed (see TestWhatIfRegressions: 40509,
+// a KV write given the transfer SRAM ahead of the running operator's read;
+// 49905, the HBM-only rule's start-up costed with a whole chunk; 47867, the
+// split blind to programs committed ahead of the HBF reads) and one a
+// whole-expert effect (40309, faster GPU-HBF links +11.5%: the stacks' TSV
+// binds every route set alike, so the assignment's tie-break by each set's
+// own time puts one expert in seven on a 16 GB/s Relay set). Fresh seeds
+// 50000-60000 on cae9085 (9,999 run, two parts of 5,000 at GOMAXPROCS=1,
+// 946 + 1,004 s) found one: 54175, t_PROG halved +12.2% (llama4-maverick,
+// a transfer SRAM of two 4 MiB chunk slots that Relay chunks crossing a
+// 19.6 GB/s link hold 214 us each, so that a different phase of the
+// interleave at the experts' start leaves the 163 GB/s Direct route one
+// slot or none: the experts of a prefill layer 130 -> 179 ms; the same
+// before the split counted programs). A part faster: 9,736 comparisons, 259
+// longer, p99 +0.05..+0.07%, max +12.17% (54175) then +8.27% (57557);
+// three paths against a subset: 9,130 comparisons, 1,351 longer, p99
+// +5.8..+6.0%, max +22.47% (58243). Both are list scheduling of whole
+// chunks and experts, not physics; a pick rule that keeps a transfer-SRAM
+// slot for the fast route would address 54175 and moves the paper's point
+// (issue 21).
 const (
 	// monotoneTol bounds how much longer E2E may get when a part gets
 	// faster (0.12 until b39aee0: 38843 at +13.0%).
