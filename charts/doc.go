@@ -23,7 +23,9 @@
 //     element holds the chart's static image (StaticOf: the same option drawn to SVG by
 //     ECharts' server-side renderer inside goja, a Go JavaScript engine; no browser, no
 //     network), which stays where scripts do not run and prints (PrintStyle); the script
-//     draws the interactive chart over it once the library is there.
+//     draws the interactive chart over it once the library is there, except on a page
+//     loaded to be printed (print media, as nbconvert's webpdf loads it), which keeps only
+//     the static images.
 //   - Bundles splits HTML into notebook outputs, each chart a MIME bundle (HTML, its SVG, a
 //     text line); SliderStates puts precomputed slider states on one output.
 //   - Page builds a standalone, self-contained HTML page (prose, charts, tables) with the

@@ -42,6 +42,8 @@ func LibraryLicense() string { return echartsLicense }
 var libraryHTML = sync.OnceValue(func() template.HTML {
 	return template.HTML(`<script type="text/javascript" data-dashlab-echarts="` + LibraryVersion + `">(function () {` + "\n" +
 		`if (window.echarts || window.dashlabEChartsQueue) { return; }` + "\n" +
+		// A page loaded to be printed shows the static images only (see chartHTML).
+		`if (window.matchMedia && window.matchMedia("print").matches) { return; }` + "\n" +
 		`var queue = window.dashlabEChartsQueue = [];` + "\n" +
 		`var packed = "` + libraryGzipBase64() + `";` + "\n" +
 		`if (typeof DecompressionStream === "undefined") { return; }` + "\n" +
