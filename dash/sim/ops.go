@@ -109,15 +109,11 @@ func (e *engine) pairRoutes(c int, withHBM, withHBF bool) []int32 {
 func (e *engine) weightPart(spec *opSpec, c int, fromHBM bool, wait Time, parts []unit.Bytes) {
 	rt := &e.cfg.rt
 	b := perStack(spec.weights, rt.pairs, c)
-	withHBF := !spec.replicated || e.cfg.parallel && !fromHBM
-	if spec.replicated && withHBF {
-		n := unit.Bytes(len(rt.cellHBM[c]))
-		withHBF = !e.hbmOnly((b+n-1)/n, c)
-	}
+	withHBF := e.weightsWithHBF(spec, c, fromHBM)
 	rs := e.pairRoutes(c, spec.replicated, withHBF)
 	out := e.out[:len(rs)]
 	var committed []load
-	if f := rt.cellHBF[c]; wait > 0 && spec.replicated && withHBF && f >= 0 && int(f) < len(rt.tsvRes) && rt.tsvRes[f] >= 0 {
+	if f := rt.cellHBF[c]; wait > 0 && spec.replicated && withHBF && f >= 0 {
 		e.loads = append(e.loads[:0], load{res: rt.tsvRes[f], secs: wait.Seconds()})
 		committed = e.loads
 	}
@@ -125,6 +121,23 @@ func (e *engine) weightPart(spec *opSpec, c int, fromHBM bool, wait Time, parts 
 	for k, r := range rs {
 		parts[r] += out[k]
 	}
+}
+
+// weightsWithHBF reports whether pair c's part of the operator's weights
+// is read from HBF as well as HBM (see weightPart): always for weights that
+// live in HBF only; for replicated weights when parallel reads are on, no
+// stack's program sends them to HBM alone (fromHBM) and the part is too
+// large for HBM to deliver within the HBF start-up (hbmOnly).
+func (e *engine) weightsWithHBF(spec *opSpec, c int, fromHBM bool) bool {
+	if !spec.replicated {
+		return true
+	}
+	if !e.cfg.parallel || fromHBM {
+		return false
+	}
+	rt := &e.cfg.rt
+	n := unit.Bytes(len(rt.cellHBM[c]))
+	return !e.hbmOnly((perStack(spec.weights, rt.pairs, c)+n-1)/n, c)
 }
 
 // kvPart adds pair c's part of the operator's HBF KV, split over its HBF
@@ -277,8 +290,16 @@ func (e *engine) issuePredictable(i int) {
 	}
 	op.fromHBM = e.cfg.hbmDuringProg && spec.replicated && e.cfg.nHBM > 0 && e.programming()
 	op.progWait = 0
-	if spec.replicated && spec.weights > 0 && e.cfg.nHBM > 0 && e.cfg.parallel && !op.fromHBM {
-		op.progWait = e.programWait(i)
+	if spec.replicated && spec.weights > 0 && e.cfg.nHBM > 0 {
+		// Only a split with HBF counts the wait (weightPart): norms and
+		// routers read from HBM alone record none, and keep the state the
+		// shortcuts key on the same from layer to layer.
+		for c := range e.cfg.rt.pairs {
+			if e.weightsWithHBF(spec, c, op.fromHBM) {
+				op.progWait = e.programWait(i)
+				break
+			}
+		}
 	}
 	parts := e.readParts(spec, op.fromHBM, op.progWait)
 	sets := e.assignExperts(spec.sharedN, spec.sharedBytes, nil, 0, e.sharedSets)
@@ -317,24 +338,14 @@ func (e *engine) programWait(i int) Time {
 	}
 	busy := false
 	for k := range e.hbf {
-		s := &e.hbf[k]
-		t := e.now
-		if s.programActive && s.progPages >= wp {
-			if s.suspended || s.suspending {
-				t += s.progLeft + e.cfg.tRes
-			} else {
-				t = max(t, s.progUntil)
-			}
-		}
-		for q := range s.progPending {
-			if e.programPages(&s.progPending[q]) >= wp {
-				t += e.cfg.tProg
-			}
-		}
+		t, _ := e.programsEnd(k)
 		busy = busy || t > e.now
 		end = append(end, t)
 	}
 	for _, id := range e.active {
+		if e.writesPending == 0 {
+			break // no write in flight
+		}
 		st := &e.streams[id]
 		if st.consumer >= 0 {
 			continue
@@ -381,6 +392,32 @@ func (e *engine) programWait(i int) Time {
 	return max(0, wait)
 }
 
+// programsEnd is when stack k's programs that hold every plane (any
+// program under program_scope stack, a full page wave under planes) will
+// have ended, the one running (the rest of its t_PROG, or, suspended, what
+// is left plus t_RES) then the waves pending (t_PROG each), and whether
+// there is any.
+func (e *engine) programsEnd(k int) (end Time, any bool) {
+	s := &e.hbf[k]
+	wp := e.cfg.wavePages
+	end = e.now
+	if s.programActive && s.progPages >= wp {
+		any = true
+		if s.suspended || s.suspending {
+			end += s.progLeft + e.cfg.tRes
+		} else {
+			end = max(end, s.progUntil)
+		}
+	}
+	for q := range s.progPending {
+		if e.programPages(&s.progPending[q]) >= wp {
+			any = true
+			end += e.cfg.tProg
+		}
+	}
+	return end, any
+}
+
 // programming reports whether a read of an HBF stack would now wait for a
 // program: one holds every plane of a stack (any program under
 // program_scope stack, a full page wave under planes), is pending, or has
@@ -388,14 +425,8 @@ func (e *engine) programWait(i int) Time {
 func (e *engine) programming() bool {
 	wp := e.cfg.wavePages
 	for i := range e.hbf {
-		s := &e.hbf[i]
-		if s.programActive && s.progPages >= wp {
+		if _, any := e.programsEnd(i); any {
 			return true
-		}
-		for k := range s.progPending {
-			if e.programPages(&s.progPending[k]) >= wp {
-				return true
-			}
 		}
 	}
 	for _, id := range e.active {

@@ -48,9 +48,11 @@ func TestProgramWaitShiftsReplicatedWeightsToHBM(t *testing.T) {
 		}
 		prev = got
 	}
-	// HBM alone reads a stack's 32 MiB at 1.2 TB/s in 28 us.
-	if got := hbfShare(100_000); got != 0 {
-		t.Errorf("wait 100 us: HBF share %v, want none", got)
+	// A wait twice as long as HBM alone takes to read a pair's part leaves
+	// HBF nothing.
+	alone := float64(perStack(w, rt.pairs, 0)) / e.routeRate(rt.hbmRead[rt.cellHBM[0][0]])
+	if wait := Time(2 * alone * 1e9); hbfShare(wait) != 0 {
+		t.Errorf("wait %v (HBM alone %.3g s): HBF share %v, want none", wait, alone, hbfShare(wait))
 	}
 
 	s := &e.hbf[0]

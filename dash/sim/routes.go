@@ -149,6 +149,7 @@ func compileRoutes(t dash.RouteTable, seg, hbmChunk unit.Bytes) (routing, error)
 	dramOf := map[int]int32{}
 	nandOf := map[int]int32{}
 	rt.rate, rt.cap = make([]float64, len(t.Resources)), make([]float64, len(t.Resources))
+	rt.tsvRes = fill(t.HBFStacks)
 	for i, r := range t.Resources {
 		rt.cap[i] = 1
 		if r.Kind != dash.ResourceSRAM {
@@ -177,9 +178,6 @@ func compileRoutes(t dash.RouteTable, seg, hbmChunk unit.Bytes) (routing, error)
 		case dash.ResourceNAND:
 			nandOf[i] = int32(r.From.Index)
 		case dash.ResourceTSV:
-			for len(rt.tsvRes) <= r.From.Index {
-				rt.tsvRes = append(rt.tsvRes, -1)
-			}
 			rt.tsvRes[r.From.Index] = int32(i)
 		}
 	}
