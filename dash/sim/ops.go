@@ -378,11 +378,22 @@ func (e *engine) programWait(i int) Time {
 		}
 	}
 	var wait Time
-	for k := range end {
+	rt := &e.cfg.rt
+	for c := range rt.pairs {
+		k := rt.cellHBF[c]
+		if k < 0 {
+			continue
+		}
 		t, start := end[k], first
 		for j := e.pc + 1; j < i; j++ {
+			// As issueAtStart issues them: the prefill KV by HBF stack, the
+			// writeback from each of the pair's HBM stacks.
 			sp := &e.pass.ops[j]
-			if n := waves(perStack(sp.kvWriteHBF, e.cfg.nHBF, k)) + waves(perStack(sp.kvWriteback, e.cfg.nHBF, k)); n > 0 {
+			n := waves(perStack(sp.kvWriteHBF, rt.nHBF, int(k)))
+			for _, h := range rt.cellHBM[c] {
+				n += waves(perStack(sp.kvWriteback, rt.nHBM, int(h)))
+			}
+			if n > 0 {
 				t = max(t, start) + n*e.cfg.tProg
 			}
 			start += sp.compute + sp.overhead
