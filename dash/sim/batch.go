@@ -202,9 +202,7 @@ func (p *Passer) run(rows []Row, part *Part) (PassResult, error) {
 	kernels := p.kernels
 	for i := range kernels {
 		if i > 0 && p.sameAsPrev[i] {
-			kernels[i] = kernels[i-1]
-			kernels[i].layer = i
-			continue
+			continue // a copy of the layer before, made if the pass runs (shareKernels)
 		}
 		kernels[i] = b.batchKernel(i, rows)
 	}
@@ -253,6 +251,7 @@ func (p *Passer) run(rows []Row, part *Part) (PassResult, error) {
 			return r, nil
 		}
 	}
+	p.shareKernels(kernels)
 	ps, fresh := p.program(res.Tokens, res.Sampled, kernels)
 	for _, op := range ps.ops {
 		if op.routedN > 0 {
@@ -348,17 +347,38 @@ func (p *Passer) program(tokens, sampled int, kernels []opSpec) (ps *pass, fresh
 	return t, false
 }
 
+// shareKernels copies each layer's kernel that equals the layer before's by
+// its spans (sameAsPrev), which run leaves out until a pass is to run: a
+// replayed pass needs only the distinct kernels, for its key.
+func (p *Passer) shareKernels(kernels []opSpec) {
+	for i := 1; i < len(kernels); i++ {
+		if p.sameAsPrev[i] {
+			kernels[i] = kernels[i-1]
+			kernels[i].layer = i
+		}
+	}
+}
+
 // passKey encodes everything a balanced-routing pass's program depends on:
 // the token and sampled counts and each layer's attention kernel (a layer
-// whose kernel equals the previous layer's adds one byte).
+// whose kernel equals the previous layer's adds one byte). A layer that
+// shares the previous one's spans (sameAsPrev) has its kernel, not yet
+// copied (shareKernels): it is neither read nor compared.
 func (p *Passer) passKey(dst []byte, tokens, sampled int, kernels []opSpec) []byte {
 	dst = binary.AppendUvarint(dst, uint64(tokens))
 	dst = binary.AppendUvarint(dst, uint64(sampled))
+	src := 0 // the layer whose kernel the previous one's is (before shareKernels)
 	for i, k := range kernels {
-		if i > 0 && sameKernel(k, kernels[i-1]) {
+		if i > 0 && p.sameAsPrev[i] {
 			dst = append(dst, 0)
 			continue
 		}
+		if i > 0 && sameKernel(k, kernels[src]) {
+			src = i
+			dst = append(dst, 0)
+			continue
+		}
+		src = i
 		dst = append(dst, 1)
 		for _, v := range []int64{int64(k.compute), int64(k.overhead), int64(k.kvHBM), int64(k.kvHBF),
 			int64(k.kvWriteHBF), int64(k.kvWriteHBM), int64(k.kvWriteback)} {
