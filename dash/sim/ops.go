@@ -568,10 +568,15 @@ func (e *engine) routedParts(spec *opSpec) []unit.Bytes {
 // counts them; and no set ends before its own bytes, alone, are done on
 // the busiest resource it loads, plus a chunk's lag: its chunks cross its
 // servers one after the other, and a part of a chunk or less crosses them
-// all in series, route.lag), and on a tie (a resource every set loads
-// alike binds) the
-// set that would finish its own part first (longest processing time
-// first: with equal sizes, the least loaded set), then the first set.
+// all in series, route.lag). On a tie (a resource every set loads alike
+// binds, such as a stack's TSV) the next level of the leximin order
+// decides: the set whose other resources would be done first, the latest
+// of those below the makespan (seed 40309: eight TSVs of 53 GB/s bound
+// every set, and the tie-break by each set's own time put one expert in
+// seven on a Relay set of 16 GB/s links, so that links twice as fast made
+// the run 11.5% longer); then the set that would finish its own part first
+// (longest processing time first: with equal sizes, the least loaded
+// set), then the first set.
 // Without dual-path delivery every expert takes the first set. It returns
 // the bytes added to each set, in out.
 func (e *engine) assignExperts(count int, size unit.Bytes, committed []unit.Bytes, hbm unit.Bytes, out []unit.Bytes) []unit.Bytes {
@@ -600,8 +605,10 @@ func (e *engine) assignExperts(count int, size unit.Bytes, committed []unit.Byte
 	touched := e.rs[:0]
 	sb := e.setBytes[:n] // what each set carries so far
 	clear(sb)
-	add := func(k int, b unit.Bytes, commit bool) float64 {
-		worst := 0.0
+	// add returns the makespan of set k's resources with b more bytes on it
+	// and, for a tie, how many of them end at top and the latest time among
+	// the others (the next levels of the leximin order).
+	add := func(k int, b unit.Bytes, commit bool, top float64) (worst float64, atTop int, next float64) {
 		tot := sb[k] + b
 		for stack, rs := range rt.hbfRead {
 			r := &rt.routes[rs[k]]
@@ -617,6 +624,11 @@ func (e *engine) assignExperts(count int, size unit.Bytes, committed []unit.Byte
 					load[j] = v
 				}
 				worst = max(worst, v/rt.cap[j])
+				if v/rt.cap[j] < top*(1-1e-12) {
+					next = max(next, v/rt.cap[j])
+				} else {
+					atTop++
+				}
 				solo = max(solo, own*r.cost[q]/rt.cap[j])
 			}
 			// Its chunks cross its servers one after the other: its last
@@ -624,13 +636,19 @@ func (e *engine) assignExperts(count int, size unit.Bytes, committed []unit.Byte
 			// of a chunk or less) after its busiest resource is done
 			// with its bytes.
 			if own > 0 {
-				worst = max(worst, solo+min(own, float64(r.chunk))*r.lag)
+				end := solo + min(own, float64(r.chunk))*r.lag
+				worst = max(worst, end)
+				if end < top*(1-1e-12) {
+					next = max(next, end)
+				} else {
+					atTop++
+				}
 			}
 		}
 		if commit {
 			sb[k] = tot
 		}
-		return worst
+		return worst, atTop, next
 	}
 	t := e.setTime[:n]
 	span := 0.0 // the makespan so far
@@ -644,20 +662,43 @@ func (e *engine) assignExperts(count int, size unit.Bytes, committed []unit.Byte
 	for k := range t {
 		t[k] = 0
 		if committed != nil && committed[k] > 0 {
-			span = max(span, add(k, committed[k], true))
+			w, _, _ := add(k, committed[k], true, 0)
+			span = max(span, w)
 			t[k] = float64(committed[k]) / c.setRate[k]
 		}
 	}
+	ms := e.setSpan[:n]
 	for range count {
-		best, bestSpan, bestOwn := -1, 0.0, 0.0
+		best, bestSpan := -1, 0.0
 		for k := range n {
-			m := max(span, add(k, size, false))
-			own := t[k] + float64(size)/c.setRate[k]
-			if best < 0 || m < bestSpan*(1-1e-12) || m <= bestSpan*(1+1e-12) && own < bestOwn {
-				best, bestSpan, bestOwn = k, m, own
+			w, _, _ := add(k, size, false, 0)
+			ms[k] = max(span, w)
+			if best < 0 || ms[k] < bestSpan {
+				best, bestSpan = k, ms[k]
 			}
 		}
-		span = max(span, add(best, size, true))
+		// The sets that tie on the makespan (a resource they all load
+		// binds) are told apart by the next levels: the fewest of their
+		// resources at the makespan, then the latest of their others, so
+		// that an expert goes where it adds least to what is left
+		// (leximin, as water-filling is); then by the set that would
+		// finish its own part first.
+		best = -1
+		bestAt, bestNext, bestOwn := 0, 0.0, 0.0
+		for k := range n {
+			if ms[k] > bestSpan*(1+1e-12) {
+				continue
+			}
+			_, at, next := add(k, size, false, bestSpan)
+			own := t[k] + float64(size)/c.setRate[k]
+			better := best < 0 || at < bestAt || at == bestAt && (next < bestNext*(1-1e-12) ||
+				next <= bestNext*(1+1e-12) && own < bestOwn)
+			if better {
+				best, bestAt, bestNext, bestOwn = k, at, next, own
+			}
+		}
+		w, _, _ := add(best, size, true, 0)
+		span = max(span, w)
 		out[best] += size
 		t[best] = bestOwn
 	}
