@@ -306,7 +306,26 @@ func linkKindOf(name string) dash.LinkKind {
 // +5.8..+6.0%, max +22.47% (58243). Both are list scheduling of whole
 // chunks and experts, not physics; a pick rule that keeps a transfer-SRAM
 // slot for the fast route would address 54175 and moves the paper's point
-// (issue 21).
+// (issue 21). Fresh seeds 60000-70000 on 9ea0214 (10,000 run, 843 s a part
+// of 5,000): three beyond, 60123 (t_R halved +12.9%: Compact-DASH, a 128
+// MiB transfer SRAM of two 64 MiB slots that Direct chunks crossing a 42
+// GB/s link hold 1.6 ms each), 60957 (three paths +25.5%, fixed since: a
+// 64 MiB Direct chunk leading an 18 MiB Relay part, see
+// TestWhatIfRegressions) and 68574 (three paths +25.3%, +19.1% since the
+// whole-expert ties go by the leximin order); a part faster p99 +0.08..
+// +0.09%, subsets p99 +5.8..+6.8%. Fresh seeds 70000-80000 on e991bb9
+// (9,997 run, 821 + 1,533 s, the second beside other work): three
+// beyond, 74687 (one more HBF SRAM region +21.3%: the prefill KV write,
+// held out of the larger SRAM, programs under the experts' reads), 77627
+// (three paths +40.5% over no GPU-HBF links: Direct chunks of 16 MiB over
+// a 17 GB/s link filling a two-slot SRAM) and 78859 (HBM arrays twice as
+// fast +35.8%: Relay chunks waiting in a two-slot HBF SRAM for a one-slot
+// relay SRAM while the 40 GB/s Direct run waits for a slot; it passed
+// before the leads followed Johnson's rule, and 54175 and 60123 fail as
+// before); a part faster p99 +0.09..+0.14%, max as listed; subsets p99
+// +4.8..+5.4%, p99.9 +11.6..+12.4%. The class left is the two-slot
+// transfer SRAM that one slow-draining route fills: the interleave's
+// weights are fluid rates, blind to the slots.
 const (
 	// monotoneTol bounds how much longer E2E may get when a part gets
 	// faster (0.12 until b39aee0: 38843 at +13.0%).
