@@ -367,14 +367,9 @@ func (p *Passer) shareKernels(kernels []opSpec) {
 func (p *Passer) passKey(dst []byte, tokens, sampled int, kernels []opSpec) []byte {
 	dst = binary.AppendUvarint(dst, uint64(tokens))
 	dst = binary.AppendUvarint(dst, uint64(sampled))
-	src := 0 // the layer whose kernel the previous one's is (before shareKernels)
+	src := 0 // the last layer whose kernel run computed: the previous layer's kernel
 	for i, k := range kernels {
-		if i > 0 && p.sameAsPrev[i] {
-			dst = append(dst, 0)
-			continue
-		}
-		if i > 0 && sameKernel(k, kernels[src]) {
-			src = i
+		if i > 0 && (p.sameAsPrev[i] || sameKernel(k, kernels[src])) {
 			dst = append(dst, 0)
 			continue
 		}

@@ -237,7 +237,6 @@ type engine struct {
 	loads                  []load
 	sharedSets, routedSets []unit.Bytes // by route set
 	setTime                []float64
-	setSpan                []float64 // scratch of assignExperts
 	setBytes               []unit.Bytes
 	feeds                  []float64    // scratch of weigh
 	flows                  []flow       // scratch of weigh
@@ -261,7 +260,6 @@ func newEngine(c config) *engine {
 	n := len(c.rt.routes)
 	e.parts, e.out = make([]unit.Bytes, n), make([]unit.Bytes, n)
 	e.sharedSets, e.routedSets, e.setTime = make([]unit.Bytes, len(c.setRate)), make([]unit.Bytes, len(c.setRate)), make([]float64, len(c.setRate))
-	e.setSpan = make([]float64, len(c.setRate))
 	e.setBytes = make([]unit.Bytes, len(c.setRate))
 	e.st.classTime = make([]classStats, numClasses)
 	e.useShortcuts(true)

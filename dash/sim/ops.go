@@ -667,15 +667,11 @@ func (e *engine) assignExperts(count int, size unit.Bytes, committed []unit.Byte
 			t[k] = float64(committed[k]) / c.setRate[k]
 		}
 	}
-	ms := e.setSpan[:n]
 	for range count {
-		best, bestSpan := -1, 0.0
+		bestSpan := math.Inf(1)
 		for k := range n {
 			w, _, _ := add(k, size, false, 0)
-			ms[k] = max(span, w)
-			if best < 0 || ms[k] < bestSpan {
-				best, bestSpan = k, ms[k]
-			}
+			bestSpan = min(bestSpan, max(span, w))
 		}
 		// The sets that tie on the makespan (a resource they all load
 		// binds) are told apart by the next levels: the fewest of their
@@ -683,13 +679,12 @@ func (e *engine) assignExperts(count int, size unit.Bytes, committed []unit.Byte
 		// that an expert goes where it adds least to what is left
 		// (leximin, as water-filling is); then by the set that would
 		// finish its own part first.
-		best = -1
-		bestAt, bestNext, bestOwn := 0, 0.0, 0.0
+		best, bestAt, bestNext, bestOwn := -1, 0, 0.0, 0.0
 		for k := range n {
-			if ms[k] > bestSpan*(1+1e-12) {
+			w, at, next := add(k, size, false, bestSpan)
+			if max(span, w) > bestSpan*(1+1e-12) {
 				continue
 			}
-			_, at, next := add(k, size, false, bestSpan)
 			own := t[k] + float64(size)/c.setRate[k]
 			better := best < 0 || at < bestAt || at == bestAt && (next < bestNext*(1-1e-12) ||
 				next <= bestNext*(1+1e-12) && own < bestOwn)

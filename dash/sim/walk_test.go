@@ -43,7 +43,6 @@ var notWalked = map[reflect.Type]map[string]string{
 		"sharedSets":  "scratch of the expert assignment",
 		"routedSets":  "scratch of the expert assignment",
 		"setTime":     "scratch of the expert assignment",
-		"setSpan":     "scratch of the expert assignment",
 		"setBytes":    "scratch of the expert assignment",
 		"feeds":       "scratch of the interleave weights",
 		"flows":       "scratch of the interleave weights",
