@@ -325,7 +325,19 @@ func linkKindOf(name string) dash.LinkKind {
 // before); a part faster p99 +0.09..+0.14%, max as listed; subsets p99
 // +4.8..+5.4%, p99.9 +11.6..+12.4%. The class left is the two-slot
 // transfer SRAM that one slow-draining route fills: the interleave's
-// weights are fluid rates, blind to the slots.
+// weights are fluid rates, blind to the slots. Counting, in the split and
+// the expert assignment, the regions a prefill KV write holds while its
+// program waits for reads (the paper's reading) fixed 77627 (+40.5% ->
+// +2.8%) and 78859 and was reverted: where the write's program started
+// before the reads (the array idle when it landed) the regions were not
+// held, and 95219 got 33% slower (7.93 -> 10.53 s). Fresh seeds
+// 90000-95000 on 97777cb (5,000 run, 1,255 s at GOMAXPROCS=1 beside the
+// CI run): two beyond, both as before the commit: 91597 (t_PROG halved
+// +20.1%, the physical reading, a two-slot transfer SRAM) and 94654 (one
+// more relay SRAM region +86.5%: an HBF stack shared by two HBM stacks
+// whose two 24.9 GB/s HBM-HBF links then carry the experts one after the
+// other, 662 ms, instead of at once, 329 ms); a part faster p99 +0.12%,
+// subsets p99 +4.3%, max +17.3%.
 const (
 	// monotoneTol bounds how much longer E2E may get when a part gets
 	// faster (0.12 until b39aee0: 38843 at +13.0%).
