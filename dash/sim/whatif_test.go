@@ -333,7 +333,8 @@ func linkKindOf(name string) dash.LinkKind {
 // held, and 95219 got 33% slower (7.93 -> 10.53 s). Fresh seeds
 // 90000-95000 on 97777cb (5,000 run, 1,255 s at GOMAXPROCS=1 beside the
 // CI run): two beyond, both as before the commit: 91597 (t_PROG halved
-// +20.1%, the physical reading, a two-slot transfer SRAM) and 94654 (one
+// +20.1%, the physical reading, a two-slot transfer SRAM: the class above)
+// and, a second class, 94654 (one
 // more relay SRAM region +86.5%: an HBF stack shared by two HBM stacks
 // whose two 24.9 GB/s HBM-HBF links then carry the experts one after the
 // other, 662 ms, instead of at once, 329 ms); a part faster p99 +0.12%,
