@@ -241,6 +241,7 @@ type engine struct {
 	feeds                  []float64    // scratch of weigh
 	flows                  []flow       // scratch of weigh
 	stages                 []leadStages // scratch of weigh
+	seenRoutes             []int32      // scratch of waitingRoutesAbove
 	expertMemo             map[expertKey][]unit.Bytes
 	audit                  *auditor // tests: checks the physics as it runs (nil: off)
 }
@@ -486,15 +487,27 @@ func (e *engine) resumeProgram(stack int) {
 // a sense ended, -1: a program ended).
 const evSuspended = 2
 
-// programStuck reports whether stack's pending program waits for reads
-// that can never leave the array: its sensed data wait in the page
-// registers for a transfer-SRAM region, and every region holds data
-// waiting to be programmed (a full SRAM of written KV, a program that
-// needs the array the sensed waves occupy: a circular wait).
+// programStuck reports whether stack's pending program should take the
+// array from the sensed reads that wait in the page registers for a
+// transfer-SRAM region: the written data (the pending program waves and the
+// write waves still gathering) hold so many regions that those left are
+// fewer than the read routes the waiting data are for, so that some route's
+// link idles until the program frees its regions, and the program waits for
+// the reads to leave the array: a circular wait, whole when every region
+// holds written data (a full SRAM of written KV: the reads can never
+// leave), partial otherwise (the reads leave through the regions left, one
+// route at a time). The controller then programs first, as §IV has writes
+// take the region freed next: resense drops the waiting reads, sensed again
+// after the program. While the regions left cover every waiting route the
+// program waits for the reads, which keep every link busy meanwhile. (Seed
+// 94654: an HBF stack shared by two HBM stacks, three pending KV waves in a
+// six-region SRAM under the paper's reading; the experts' Relay chunks to
+// the two HBM stacks crossed their 24.9 GB/s links one at a time through
+// the one region left, 662 ms a prefill layer against 329 ms.)
 func (e *engine) programStuck(stack int) bool {
 	s := &e.hbf[stack]
 	p := &e.pools[e.cfg.rt.sramPool[stack]]
-	if !s.tsvWait || p.free > 0 || len(s.sensing) > 0 {
+	if !s.tsvWait || p.free > 0 || len(s.sensing) > 0 || len(s.progPending) == 0 {
 		return false
 	}
 	held := 0
@@ -507,7 +520,45 @@ func (e *engine) programStuck(stack int) bool {
 			held += st.progBuf.slots
 		}
 	}
-	return held == e.cfg.rt.poolSlots[e.cfg.rt.sramPool[stack]]
+	left := e.cfg.rt.poolSlots[e.cfg.rt.sramPool[stack]] - held
+	return e.waitingRoutesAbove(s, left)
+}
+
+// waitingRoutesAbove reports whether the sensed data waiting in a stack's
+// page registers (the cache register's segments not yet across the TSV,
+// then the data registers) are for more than n distinct routes; it stops
+// at the first route past n.
+func (e *engine) waitingRoutesAbove(s *hbfStack, n int) bool {
+	if n < 0 {
+		return true
+	}
+	seen := e.seenRoutes[:0]
+	above := func(sg seg) bool {
+		r := e.streams[sg.stream].route
+		if !slices.Contains(seen, r) {
+			seen = append(seen, r)
+		}
+		return len(seen) > n
+	}
+	found := false
+	for _, sg := range s.cacheReg[s.cacheNext:] {
+		if found = above(sg); found {
+			break
+		}
+	}
+	for _, w := range s.dataReg {
+		for _, sg := range w {
+			if found || above(sg) {
+				found = true
+				break
+			}
+		}
+		if found {
+			break
+		}
+	}
+	e.seenRoutes = seen[:0]
+	return found
 }
 
 // resense drops the sensed data that wait in stack's page registers (the

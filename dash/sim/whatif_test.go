@@ -642,17 +642,26 @@ func TestRandomWhatIfs(t *testing.T) {
 // whose 64 MiB chunk, 0.49 ms on a 136 GB/s TSV, led the interleave
 // because it had the most time left, so that the one 18 MiB Relay part
 // then crossed its 20 GB/s link after it (all three paths +25.5% over no
-// HBM-HBF links: 60957; the leads now go by Johnson's rule).
+// HBM-HBF links: 60957; the leads now go by Johnson's rule); and a
+// pending program whose written data left the sensed reads fewer
+// transfer-SRAM regions than the routes they waited for, so that the
+// program waited for the reads while they left one route at a time (one
+// more relay SRAM region +86.5%: 94654, an HBF stack shared by two HBM
+// stacks; three paths +40.5% over no GPU-HBF links: 77627; HBM arrays
+// twice as fast +35.8%: 78859; one more HBF SRAM region +21.3%: 74687;
+// the program now goes first, see programStuck).
 //
 // Each is checked in full, and a what-if skipped for the test's budget
 // fails: a regression that checks nothing cannot fail. 31929 runs event by
-// event for over a minute (its shortcuts in 2 s), so its NoJump rerun is
-// left out and the rest kept (before, the rerun's budget skipped it whole).
+// event for over a minute (its shortcuts in 2 s), and 94654 for 7 s (its
+// shortcuts in 0.1 s), so their NoJump reruns are left out and the rest
+// kept (before, the rerun's budget skipped 31929 whole).
 func TestWhatIfRegressions(t *testing.T) {
-	longEventByEvent := map[uint64]bool{31929: true}
+	longEventByEvent := map[uint64]bool{31929: true, 94654: true}
 	for _, seed := range []uint64{93, 188, 192, 124, 20, 772, 499, 363, 744, 936, 1120, 66,
 		31929, 34675, 31319, 33598, 33634, 32086, 31476, 35347, 32145, 32814, 32818, 39437,
-		30940, 37902, 37274, 38843, 30057, 32862, 40509, 49905, 47867, 40309, 60957} {
+		30940, 37902, 37274, 38843, 30057, 32862, 40509, 49905, 47867, 40309, 60957,
+		94654, 77627, 78859, 74687} {
 		w, err := checkWhatIfRuns(seed, true, !longEventByEvent[seed], nil, time.Time{})
 		if err != nil {
 			t.Errorf("%v\n  %v", w, err)
