@@ -491,19 +491,23 @@ const evSuspended = 2
 // array from the sensed reads that wait in the page registers for a
 // transfer-SRAM region: the written data (the pending program waves and the
 // write waves still gathering) hold so many regions that those left are
-// fewer than the read routes the waiting data are for, so that some route's
-// link idles until the program frees its regions, and the program waits for
-// the reads to leave the array: a circular wait, whole when every region
-// holds written data (a full SRAM of written KV: the reads can never
-// leave), partial otherwise (the reads leave through the regions left, one
-// route at a time). The controller then programs first, as §IV has writes
-// take the region freed next: resense drops the waiting reads, sensed again
-// after the program. While the regions left cover every waiting route the
-// program waits for the reads, which keep every link busy meanwhile. (Seed
-// 94654: an HBF stack shared by two HBM stacks, three pending KV waves in a
-// six-region SRAM under the paper's reading; the experts' Relay chunks to
-// the two HBM stacks crossed their 24.9 GB/s links one at a time through
-// the one region left, 662 ms a prefill layer against 329 ms.)
+// fewer than the waiting reads need to stream, one draining on each route
+// they are for and one the TSV fills (§IV: the transfer regions alternate
+// between TSV fill and D2D drain), while the program waits for the reads
+// to leave the array: a circular wait, whole when every region holds
+// written data (a full SRAM of written KV: the reads can never leave),
+// partial otherwise (the reads leave through the regions left, a route at
+// a time or a chunk's fill and drain one after the other). The controller
+// then programs first, as §IV has writes take the region freed next:
+// resense drops the waiting reads, sensed again after the program. While
+// the regions left let the reads stream, the program waits for them.
+// (Seed 94654: an HBF stack shared by two HBM stacks, three pending KV
+// waves in a six-region SRAM under the paper's reading; the experts' Relay
+// chunks to the two HBM stacks crossed their 24.9 GB/s links one at a time
+// through the one region left, 662 ms a prefill layer against 329 ms.
+// Seed 108542: one Relay route, its chunks filled over a 122 GB/s TSV and
+// drained over a 78 GB/s link one after the other through the one region
+// left, 101 ms against 65 ms.)
 func (e *engine) programStuck(stack int) bool {
 	s := &e.hbf[stack]
 	p := &e.pools[e.cfg.rt.sramPool[stack]]
@@ -521,7 +525,7 @@ func (e *engine) programStuck(stack int) bool {
 		}
 	}
 	left := e.cfg.rt.poolSlots[e.cfg.rt.sramPool[stack]] - held
-	return e.waitingRoutesAbove(s, left)
+	return e.waitingRoutesAbove(s, left-1) // routes + 1 > left
 }
 
 // waitingRoutesAbove reports whether the sensed data waiting in a stack's
