@@ -351,7 +351,18 @@ func linkKindOf(name string) dash.LinkKind {
 // by counting the region the TSV fills, which moved Fig. 12's write stall
 // at 500 us from 3.625 to 3.489 s and at 5 ms from 49.11 to 48.97 s); a
 // part faster p99 +0.10..+0.18%, max +5.7% besides those two; subsets p99
-// +4.9%, p99.9 +10.8..+12.3%, max +20.7% (106986).
+// +4.9%, p99.9 +10.8..+12.3%, max +20.7% (106986). Fresh seeds
+// 110000-120000 on b578290 (10,000 run, 664 + 678 s, two parts at once):
+// one beyond, 114262 (faster GPU-HBF links +11.9%: a transfer SRAM of two
+// 4 MiB slots shared by the Direct route and two Relay routes, the class
+// above, the same before both commits); a part faster p99 +0.11..+0.12%,
+// max +6.6% besides it; subsets p99 +4.4..+6.0%, p99.9 +10.9..+15.6%, max
+// +23.5% (115820). In 107269 of that class the faster links drew one
+// expert in eight onto Direct (one more route on the two slots: 19.2 ->
+// 22.8 ms a decode layer), and in 91597 the prefill KV write, whose
+// program now came a little later, gathered its wave under the experts'
+// reads, a region held per chunk, instead of before them (89 -> 163 ms a
+// prefill layer).
 const (
 	// monotoneTol bounds how much longer E2E may get when a part gets
 	// faster (0.12 until b39aee0: 38843 at +13.0%).
