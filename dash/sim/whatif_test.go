@@ -359,10 +359,9 @@ func linkKindOf(name string) dash.LinkKind {
 // max +6.6% besides it; subsets p99 +4.4..+6.0%, p99.9 +10.9..+15.6%, max
 // +23.5% (115820). In 107269 of that class the faster links drew one
 // expert in eight onto Direct (one more route on the two slots: 19.2 ->
-// 22.8 ms a decode layer), and in 91597 the prefill KV write, whose
-// program now came a little later, gathered its wave under the experts'
-// reads, a region held per chunk, instead of before them (89 -> 163 ms a
-// prefill layer).
+// 22.8 ms a decode layer), and in 91597, with t_PROG halved, the prefill
+// KV write gathered its wave under the experts' reads, a region held per
+// chunk, instead of ending before them (89 -> 163 ms a prefill layer).
 const (
 	// monotoneTol bounds how much longer E2E may get when a part gets
 	// faster (0.12 until b39aee0: 38843 at +13.0%).
