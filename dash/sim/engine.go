@@ -241,7 +241,6 @@ type engine struct {
 	feeds                  []float64    // scratch of weigh
 	flows                  []flow       // scratch of weigh
 	stages                 []leadStages // scratch of weigh
-	seenRoutes             []int32      // scratch of waitingRoutesAbove
 	expertMemo             map[expertKey][]unit.Bytes
 	audit                  *auditor // tests: checks the physics as it runs (nil: off)
 }
@@ -536,33 +535,27 @@ func (e *engine) waitingRoutesAbove(s *hbfStack, n int) bool {
 	if n < 0 {
 		return true
 	}
-	seen := e.seenRoutes[:0]
-	above := func(sg seg) bool {
-		r := e.streams[sg.stream].route
-		if !slices.Contains(seen, r) {
-			seen = append(seen, r)
-		}
-		return len(seen) > n
-	}
-	found := false
-	for _, sg := range s.cacheReg[s.cacheNext:] {
-		if found = above(sg); found {
-			break
-		}
-	}
-	for _, w := range s.dataReg {
+	var buf [8]int32 // a stack has a few read routes
+	seen := buf[:0]
+	above := func(w []seg) bool {
 		for _, sg := range w {
-			if found || above(sg) {
-				found = true
-				break
+			if r := e.streams[sg.stream].route; !slices.Contains(seen, r) {
+				if seen = append(seen, r); len(seen) > n {
+					return true
+				}
 			}
 		}
-		if found {
-			break
+		return false
+	}
+	if above(s.cacheReg[s.cacheNext:]) {
+		return true
+	}
+	for _, w := range s.dataReg {
+		if above(w) {
+			return true
 		}
 	}
-	e.seenRoutes = seen[:0]
-	return found
+	return false
 }
 
 // resense drops the sensed data that wait in stack's page registers (the

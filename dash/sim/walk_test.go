@@ -47,7 +47,6 @@ var notWalked = map[reflect.Type]map[string]string{
 		"feeds":       "scratch of the interleave weights",
 		"flows":       "scratch of the interleave weights",
 		"stages":      "scratch of the interleave weights",
-		"seenRoutes":  "scratch of the program rule (waitingRoutesAbove)",
 		"expertMemo":  "the expert assignments: a function of the operator, not of the state",
 		"audit":       "tests' instrumentation: it never changes the run",
 	},
