@@ -39,7 +39,12 @@ type config struct {
 	// setRate[k] is the rate of expert route set k (the k-th read route of
 	// every HBF stack): the slowest stack's, each route at its own links'
 	// rate (the resources its stack's other routes share with it aside).
-	setRate   []float64
+	setRate []float64
+	// maxSets is the most expert route sets one assignment opens: the
+	// transfer chunks the smallest HBF transfer SRAM holds at once (its
+	// slots), since a set streams from a stack only while a chunk of it
+	// holds a slot (assignExperts).
+	maxSets   int
 	parallel  bool                // replicated data may be read from HBM and HBF at once
 	arrayRead unit.BytesPerSecond // +Inf with an unbounded read pipeline
 	readWaves int                 // read-pipeline depth; 0: unbounded
@@ -90,6 +95,7 @@ func newConfig(e dash.Experiment) (config, error) {
 	}
 	c.rt = rt
 	c.setRate = setRates(&c.rt)
+	c.maxSets = maxSets(&c.rt)
 	c.rt.gather, c.rt.write = fastest(&c.rt, c.rt.hbfRead), fastest(&c.rt, c.rt.hbfWrite)
 	for _, rs := range c.rt.hbfRead {
 		for k, own := range ownRates(&c.rt, rs) {
@@ -163,6 +169,24 @@ func setRates(rt *routing) []float64 {
 		}
 	}
 	return rates
+}
+
+// waveChunks is the transfer chunks of a page wave (a chunk divides the
+// wave, transferChunk).
+func (c *config) waveChunks() int {
+	return c.wavePages / int(c.seg/c.page)
+}
+
+// maxSets is the most expert route sets an assignment opens: the slots of
+// the smallest transfer SRAM of an HBF stack (every read route of a stack
+// holds a slot of it while its chunk is filled and drained), and at least
+// one.
+func maxSets(rt *routing) int {
+	n := math.MaxInt
+	for _, p := range rt.sramPool {
+		n = min(n, rt.poolSlots[p])
+	}
+	return max(1, n)
 }
 
 // HBMChunk is the granularity at which DRAM reads and writes are modelled:
@@ -1213,9 +1237,24 @@ func (e *engine) release(id int32, n int) {
 }
 
 // writeFirst reports whether the first write waiting for transfer-SRAM
-// pool p was issued by an operator before the one the TSV's next sensed
-// chunk is for, and that chunk was sensed ahead for an operator after the
-// running one. The region then goes to the write: an incoming write takes
+// pool p goes before the TSV's next sensed chunk: when its page wave is
+// gathering in the pool (chunks of it landed), or when it was issued by an
+// operator before the one that chunk is for, and the chunk was sensed
+// ahead for an operator after the running one.
+//
+// A gathering wave's chunks hold their regions until its program, which
+// waits for the wave's last chunks, so those go first whenever the wave
+// fits the pool: behind the reads they would hold the regions for as long
+// as the reads come, and the reads would stream through the regions left
+// (seed 54175: a transfer SRAM of two 4 MiB chunk slots; with t_PROG
+// halved the prefill KV's first chunk landed under the experts' reads and
+// its second waited for them to end, 98 -> 179 ms a prefill layer, the
+// run 24% longer; 91597, +20%, the same). A wave larger than the pool
+// waits as any write: its chunks would take every region in turn, and only
+// a flush (flushIfStuck) would free them.
+//
+// Otherwise the region goes to the write when it was issued by an
+// operator before the one the TSV's next chunk is for: an incoming write takes
 // the transfer region freed next (§IV), and the reads sensed ahead for a
 // later operator, which would refill the SRAM as fast as it drains, would
 // hold it back until they stop, so that its program lands on a later
@@ -1230,9 +1269,13 @@ func (e *engine) writeFirst(p *pool) bool {
 	if len(p.wait[1]) == 0 {
 		return false
 	}
+	w := &e.streams[p.wait[1][0].seg.stream]
+	if w.progBuf.slots > 0 && e.cfg.waveChunks() <= e.cfg.rt.poolSlots[e.cfg.rt.sramPool[p.tsv]] {
+		return true // its wave's chunks hold regions only its program frees
+	}
 	s := &e.hbf[p.tsv]
 	next := e.streams[s.cacheReg[s.cacheNext].stream].op
-	return e.streams[p.wait[1][0].seg.stream].op < next && int(next) > e.pc
+	return w.op < next && int(next) > e.pc
 }
 
 // issueChunk starts the next chunk of a stream issued chunk by chunk (HBM

@@ -577,6 +577,15 @@ func (e *engine) routedParts(spec *opSpec) []unit.Bytes {
 // the run 11.5% longer); then the set that would finish its own part first
 // (longest processing time first: with equal sizes, the least loaded
 // set), then the first set.
+// An expert opens a set (gives it its first bytes) only while fewer than
+// c.maxSets carry bytes: a set streams from a stack only while its chunk
+// holds a slot of the stack's transfer SRAM, so more sets than slots take
+// turns on them, and the fluid costs above, which share a pool's slots
+// perfectly, do not see the turns (seed 107269: a transfer SRAM of two 32
+// MiB slots, two Relay sets of 72 GB/s links; GPU-HBF links of 17 -> 35
+// GB/s drew one expert in eight onto the Direct set, and a decode layer
+// took 19.2 -> 22.8 ms, the run 16.9% longer; 114262 and the three paths
+// of 81596, 36427 and 38547 against a subset are the same class).
 // Without dual-path delivery every expert takes the first set. It returns
 // the bytes added to each set, in out.
 func (e *engine) assignExperts(count int, size unit.Bytes, committed []unit.Bytes, hbm unit.Bytes, out []unit.Bytes) []unit.Bytes {
@@ -667,9 +676,19 @@ func (e *engine) assignExperts(count int, size unit.Bytes, committed []unit.Byte
 			t[k] = float64(committed[k]) / c.setRate[k]
 		}
 	}
+	open := 0 // the sets carrying bytes: at most c.maxSets
+	for _, b := range sb {
+		if b > 0 {
+			open++
+		}
+	}
+	closed := func(k int) bool { return sb[k] == 0 && open >= c.maxSets }
 	for range count {
 		bestSpan := math.Inf(1)
 		for k := range n {
+			if closed(k) {
+				continue
+			}
 			w, _, _ := add(k, size, false, 0)
 			bestSpan = min(bestSpan, max(span, w))
 		}
@@ -681,6 +700,9 @@ func (e *engine) assignExperts(count int, size unit.Bytes, committed []unit.Byte
 		// finish its own part first.
 		best, bestAt, bestNext, bestOwn := -1, 0, 0.0, 0.0
 		for k := range n {
+			if closed(k) {
+				continue
+			}
 			w, at, next := add(k, size, false, bestSpan)
 			if max(span, w) > bestSpan*(1+1e-12) {
 				continue
@@ -691,6 +713,9 @@ func (e *engine) assignExperts(count int, size unit.Bytes, committed []unit.Byte
 			if better {
 				best, bestAt, bestNext, bestOwn = k, at, next, own
 			}
+		}
+		if sb[best] == 0 {
+			open++
 		}
 		w, _, _ := add(best, size, true, 0)
 		span = max(span, w)

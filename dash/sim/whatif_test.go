@@ -362,6 +362,17 @@ func linkKindOf(name string) dash.LinkKind {
 // 22.8 ms a decode layer), and in 91597, with t_PROG halved, the prefill
 // KV write gathered its wave under the experts' reads, a region held per
 // chunk, instead of ending before them (89 -> 163 ms a prefill layer).
+// Both are fixed since: assignExperts opens at most as many route sets as
+// a stack's transfer SRAM has chunk slots (107269 +16.9% -> 0, 114262
+// +11.9% -> 0, 81596 +28.5% -> +3.9%, 36427 +29.6% -> +9.6%), and a write
+// whose whole wave fits in the SRAM goes first (writeFirst: 54175 +16.4%
+// -> 0, 91597 +20.1% -> 0); 11 ids of the reproduction moved, none across
+// pass/fail, Fig. 12's main write stall ids unchanged. Fresh seeds
+// 120000-130000 on that engine (10,000 run, 849 + 847 s at GOMAXPROCS=1,
+// two parts at once): none beyond; a part faster 9,748 comparisons, p99
+// +0.09..+0.16%, p99.9 +2.2%, max +10.2% (125363); three paths against a
+// subset 9,046 comparisons, p99 +4.7..+5.2%, p99.9 +11.2%, max +19.0%
+// (125603).
 const (
 	// monotoneTol bounds how much longer E2E may get when a part gets
 	// faster (0.12 until b39aee0: 38843 at +13.0%).
@@ -674,7 +685,15 @@ func TestRandomWhatIfs(t *testing.T) {
 // HBM stacks; +15.4%: 108542, one Relay route; three paths +40.5% over no
 // GPU-HBF links: 77627; HBM arrays twice as fast +35.8%: 78859; one more
 // HBF SRAM region +21.3%: 74687; the program now goes first, see
-// programStuck).
+// programStuck); and whole experts spread over more route sets than a
+// stack's transfer SRAM has chunk slots, the sets taking turns on the
+// slots (faster GPU-HBF links +16.9%: 107269, +11.9%: 114262; three paths
+// against a subset +28.5%: 81596, +29.6%: 36427; assignExperts now opens
+// at most as many sets as slots); and a prefill KV write whose page wave
+// gathered in a two-slot transfer SRAM under the experts' reads, its first
+// chunk holding a slot while its second waited behind the reads (t_PROG
+// halved +16.4%: 54175, +20.1%: 91597; the wave's chunks now go first, see
+// writeFirst).
 //
 // Each is checked in full, and a what-if skipped for the test's budget
 // fails: a regression that checks nothing cannot fail. 31929 runs event by
@@ -686,7 +705,7 @@ func TestWhatIfRegressions(t *testing.T) {
 	for _, seed := range []uint64{93, 188, 192, 124, 20, 772, 499, 363, 744, 936, 1120, 66,
 		31929, 34675, 31319, 33598, 33634, 32086, 31476, 35347, 32145, 32814, 32818, 39437,
 		30940, 37902, 37274, 38843, 30057, 32862, 40509, 49905, 47867, 40309, 60957,
-		94654, 108542, 77627, 78859, 74687} {
+		94654, 108542, 77627, 78859, 74687, 107269, 114262, 81596, 36427, 54175, 91597} {
 		w, err := checkWhatIfRuns(seed, true, !longEventByEvent[seed], nil, time.Time{})
 		if err != nil {
 			t.Errorf("%v\n  %v", w, err)
