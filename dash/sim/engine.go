@@ -174,6 +174,9 @@ func setRates(rt *routing) []float64 {
 // waveChunks is the transfer chunks of a page wave (a chunk divides the
 // wave, transferChunk).
 func (c *config) waveChunks() int {
+	if c.page < 1 || c.seg < c.page { // a config newConfig did not make
+		return c.wavePages
+	}
 	return c.wavePages / int(c.seg/c.page)
 }
 
@@ -251,7 +254,7 @@ type engine struct {
 	budget        budget     // the run's event and wall-clock limits
 	budgetTick    int        // calls of checkBudget, to read the clock sparingly
 	err           error      // a failure that ends the run (time out of range)
-	freeWaves     [][]seg    // emptied page waves, reused by formWave
+	freeWaves     wavePool   // emptied page waves, reused by formWave
 	replays       replaySum  // replayed passes not applied yet (replays.go)
 	// the read splits (ops.go, split.go) and their scratch
 	split                  *splitter
@@ -269,9 +272,6 @@ type engine struct {
 	audit                  *auditor // tests: checks the physics as it runs (nil: off)
 }
 
-// maxFreeWaves bounds the page waves kept for reuse.
-const maxFreeWaves = 64
-
 func newEngine(c config) *engine {
 	e := &engine{cfg: c}
 	e.budget, _ = newBudget(Options{}, time.Now()) // RunWith sets the run's own
@@ -281,6 +281,7 @@ func newEngine(c config) *engine {
 	e.pools = newPools(&c)
 	e.split = newSplitter(&e.cfg.rt)
 	e.expertMemo = map[expertKey][]unit.Bytes{}
+	e.freeWaves.size = min(c.waveChunks(), 16)
 	n := len(c.rt.routes)
 	e.parts, e.out = make([]unit.Bytes, n), make([]unit.Bytes, n)
 	e.sharedSets, e.routedSets, e.setTime = make([]unit.Bytes, len(c.setRate)), make([]unit.Bytes, len(c.setRate)), make([]float64, len(c.setRate))
@@ -416,6 +417,7 @@ func (e *engine) kickArray(stack int) {
 	for len(s.readQ) > 0 && e.canSense(s) {
 		wave := e.formWave(stack, free)
 		if len(wave) == 0 {
+			e.spareWave(wave)
 			break
 		}
 		// Busy time counts the union of the sensing intervals.
@@ -423,7 +425,7 @@ func (e *engine) kickArray(stack int) {
 		s.senseBusy += end - max(e.now, min(s.arrayUntil, end))
 		s.arrayUntil = max(s.arrayUntil, end)
 		s.waves++
-		s.sensing = append(s.sensing, wave)
+		s.sensing = pushWave(s.sensing, wave)
 		if e.audit != nil {
 			e.audit.array(stack, s)
 		}
@@ -668,10 +670,7 @@ func (e *engine) canSense(s *hbfStack) bool {
 func (e *engine) formWave(stack, maxPages int) []seg {
 	s := &e.hbf[stack]
 	pages := 0
-	var wave []seg
-	if n := len(e.freeWaves); n > 0 {
-		wave, e.freeWaves = e.freeWaves[n-1], e.freeWaves[:n-1]
-	}
+	wave := e.newWave()
 	for len(s.readQ) > 0 {
 		g := &s.readQ[0]
 		progress := false
@@ -1028,7 +1027,7 @@ func (e *engine) onArrayDone(stack int, what int32) {
 	s := &e.hbf[stack]
 	switch what {
 	case 1:
-		s.dataReg = append(s.dataReg, s.sensing[0])
+		s.dataReg = pushWave(s.dataReg, s.sensing[0])
 		s.sensing = popFront(s.sensing)
 		e.moveToCache(stack)
 	case evSuspended:
@@ -1100,9 +1099,7 @@ func (e *engine) onTSVDone(stack int, sg seg) {
 	s := &e.hbf[stack]
 	s.cacheDone++
 	if s.cacheDone == len(s.cacheReg) { // the cache register is empty again
-		if len(e.freeWaves) < maxFreeWaves {
-			e.freeWaves = append(e.freeWaves, s.cacheReg[:0])
-		}
+		e.spareWave(s.cacheReg)
 		s.cacheReg, s.cacheNext, s.cacheDone = nil, 0, 0
 		e.moveToCache(stack)
 		e.kickArray(stack)

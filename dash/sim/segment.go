@@ -228,13 +228,21 @@ func (r *relocate) stat(v int64) int64 {
 
 // cloneStack copies an HBF stack, its lists included (nothing shared).
 func cloneStack(s *hbfStack) hbfStack {
+	c := cloneQueues(s)
+	c.sensing, c.dataReg = cloneWaves(s.sensing), cloneWaves(s.dataReg)
+	c.cacheReg = slices.Clone(s.cacheReg)
+	return c
+}
+
+// cloneQueues copies an HBF stack with its read queue and its programs'
+// lists; its page waves (sensing, dataReg, cacheReg) are still s's.
+func cloneQueues(s *hbfStack) hbfStack {
 	c := *s
 	c.readQ = slices.Clone(s.readQ)
 	for i := range c.readQ {
 		c.readQ[i].runs = slices.Clone(c.readQ[i].runs)
 	}
-	c.sensing, c.dataReg = cloneWaves(s.sensing), cloneWaves(s.dataReg)
-	c.cacheReg, c.programming = slices.Clone(s.cacheReg), slices.Clone(s.programming)
+	c.programming = slices.Clone(s.programming)
 	c.progPending = slices.Clone(s.progPending)
 	for i := range c.progPending {
 		c.progPending[i].parts = slices.Clone(c.progPending[i].parts)
@@ -371,7 +379,9 @@ func (e *engine) install(d *dynState, t0 Time, pc0 int) {
 		s := &e.hbf[i]
 		stats.dst = stats.dst[:0] // the stack's own statistics stay
 		s.walk(walkerOf(stats))
-		*s = m.stack(&d.hbf[i], e.cfg.readWaves == 0, stats.dst)
+		e.stackInto(s, &d.hbf[i]) // m.stack, in the engine's storage
+		r := m.relocator(stats.dst)
+		s.walk(walker{v: r, uses: r.uses(), waveRuns: e.cfg.readWaves == 0})
 	}
 	for i := range e.hbm {
 		e.hbm[i].array.until = d.hbmUntil[i] + t0

@@ -93,7 +93,9 @@ func (e *engine) advanceBy(a advance) {
 	if e.advanceOK(e.now, a.dt) {
 		v := &e.visitors.advance
 		*v = a
-		e.walk(walkerOf(v))
+		w := walkerOf(v)
+		w.spare = &e.freeWaves
+		e.walk(w)
 		*v = advance{}
 	}
 }
@@ -220,7 +222,8 @@ func (e *engine) idle() {
 	for i := range e.hbf {
 		c.vals, c.back, c.i = c.vals[:0], false, 0
 		e.hbf[i].walk(walkerOf(c))
-		e.hbf[i] = hbfStack{}
+		sensing, dataReg := e.recycleWaves(&e.hbf[i])
+		e.hbf[i] = hbfStack{sensing: sensing, dataReg: dataReg}
 		c.back = true
 		e.hbf[i].walk(walkerOf(c))
 		if c.i != len(c.vals) {

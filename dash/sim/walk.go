@@ -111,6 +111,10 @@ type walker struct {
 	// walkWaveRuns): set by the engine's walk when the read pipeline is
 	// unbounded, where their number steers nothing.
 	waveRuns bool
+	// spare takes the waves a run drops and gives those it gains (nil:
+	// dropped and allocated): the engine's pool, for a jump (advanceBy)
+	// that changes the runs' lengths in the engine's own state.
+	spare *wavePool
 }
 
 // walkerOf prepares v for a walk.
@@ -387,15 +391,24 @@ func walkWaveRuns(w walker, p *[][]seg) {
 		}
 		if n != int64(j-i) && !resized {
 			resized = true
-			rebuilt = append(make([][]seg, 0, len(ws)), ws[:i]...)
+			room := len(ws)
+			if w.spare != nil {
+				room *= 2 // the engine's list: pushWave's doubling
+			}
+			rebuilt = append(make([][]seg, 0, room), ws[:i]...)
 		}
 		if resized {
 			for k := range max(0, n) {
 				if k < int64(j-i) {
 					rebuilt = append(rebuilt, ws[i+int(k)])
+				} else if w.spare != nil {
+					rebuilt = append(rebuilt, append(w.spare.get(), ws[i]...))
 				} else {
 					rebuilt = append(rebuilt, slices.Clone(ws[i]))
 				}
+			}
+			for k := max(0, n); k < int64(j-i); k++ {
+				w.spare.put(ws[i+int(k)]) // dropped
 			}
 		}
 		i = j

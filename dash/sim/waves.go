@@ -1,0 +1,100 @@
+package sim
+
+// Page-wave storage. A page wave ([]seg) moves from the array (sensing) to
+// the data registers (dataReg) and the cache register (cacheReg) and, once
+// across the TSV, back to the engine's spare waves (freeWaves), which
+// formWave fills again. Installing a stored state (a replayed segment, a
+// resumed kernel), idling between passes and a jump that shortens a run of
+// equal waves in the data registers (walkWaveRuns) replace or drop waves;
+// they hand them, and the lists' storage, back instead of dropping them,
+// so that the lists do not allocate again at every install, pass and jump
+// (before, the appends of kickArray, onArrayDone and formWave and the
+// copies of install were two thirds of a reproduction's allocations).
+// Storage moves only within one engine, and a wave is in one list at a
+// time, so no two lists share an array.
+
+// wavePool keeps emptied page waves for reuse (at most maxFreeWaves).
+type wavePool struct {
+	free [][]seg
+	// size is the capacity of a new wave: a wave of full transfer chunks,
+	// bounded (0: 4).
+	size int
+}
+
+// maxFreeWaves bounds the page waves a pool keeps: with an unbounded read
+// pipeline the data registers hold hundreds of waves, which a jump may
+// drop and the array then senses again.
+const maxFreeWaves = 1024
+
+// get returns an empty page wave: a spare one, or a new one.
+func (p *wavePool) get() []seg {
+	if n := len(p.free); n > 0 {
+		w := p.free[n-1]
+		p.free[n-1] = nil
+		p.free = p.free[:n-1]
+		return w[:0]
+	}
+	return make([]seg, 0, max(4, p.size))
+}
+
+// put keeps w's storage for get; a nil pool keeps nothing.
+func (p *wavePool) put(w []seg) {
+	if p != nil && cap(w) > 0 && len(p.free) < maxFreeWaves {
+		p.free = append(p.free, w[:0])
+	}
+}
+
+// newWave returns an empty page wave from the engine's pool.
+func (e *engine) newWave() []seg { return e.freeWaves.get() }
+
+// spareWave keeps w's storage for newWave.
+func (e *engine) spareWave(w []seg) { e.freeWaves.put(w) }
+
+// recycleWaves spares s's waves and returns its wave lists emptied, their
+// storage kept.
+func (e *engine) recycleWaves(s *hbfStack) (sensing, dataReg [][]seg) {
+	for _, w := range s.sensing {
+		e.spareWave(w)
+	}
+	for _, w := range s.dataReg {
+		e.spareWave(w)
+	}
+	e.spareWave(s.cacheReg)
+	clear(s.sensing)
+	clear(s.dataReg)
+	return s.sensing[:0], s.dataReg[:0]
+}
+
+// copyWaves appends copies of ws to dst, each in a wave of newWave.
+func (e *engine) copyWaves(dst, ws [][]seg) [][]seg {
+	for _, w := range ws {
+		if w == nil {
+			dst = append(dst, nil)
+			continue
+		}
+		dst = append(dst, append(e.newWave(), w...))
+	}
+	return dst
+}
+
+// stackInto makes dst a copy of s, as cloneStack does, its waves and wave
+// lists in storage dst held (recycleWaves).
+func (e *engine) stackInto(dst, s *hbfStack) {
+	sensing, dataReg := e.recycleWaves(dst)
+	*dst = cloneQueues(s)
+	dst.sensing, dst.dataReg, dst.cacheReg = e.copyWaves(sensing, s.sensing), e.copyWaves(dataReg, s.dataReg), nil
+	if s.cacheReg != nil {
+		dst.cacheReg = append(e.newWave(), s.cacheReg...)
+	}
+}
+
+// pushWave appends w to the wave list q, doubling its storage when full:
+// popFront slices a long list from the front, so the list slides through
+// its array, and append's growth of a quarter for long slices would copy
+// it every quarter of its length.
+func pushWave(q [][]seg, w []seg) [][]seg {
+	if len(q) == cap(q) {
+		q = append(make([][]seg, 0, max(4, 2*len(q))), q...)
+	}
+	return append(q, w)
+}
