@@ -377,45 +377,57 @@ func walkWaveRuns(w walker, p *[][]seg) {
 		i = runEnd(ws, i)
 	}
 	visitLen(w, runs)
-	var rebuilt [][]seg
-	resized := false
+	// The runs are compacted in place (o: the next place) until one grows
+	// past the runs not yet read; from then on into grown.
+	var grown [][]seg
+	o := 0
 	for i := 0; i < len(ws); {
 		j := runEnd(ws, i)
 		n := int64(j - i)
 		visitRemaining(w, &n)
-		walkSegs(w, ws[i])
+		first := ws[i]
+		walkSegs(w, first)
 		for k := i + 1; k < j; k++ {
-			if !slices.Equal(ws[k], ws[i]) {
-				copy(ws[k], ws[i])
+			if !slices.Equal(ws[k], first) {
+				copy(ws[k], first)
 			}
 		}
-		if n != int64(j-i) && !resized {
-			resized = true
-			room := len(ws)
+		m := int(max(0, n))
+		keep := min(m, j-i)
+		for k := i + keep; k < j; k++ {
+			w.spare.put(ws[k]) // dropped
+		}
+		if grown == nil && o+m > j {
+			grown = append(make([][]seg, 0, o+m+len(ws)-j), ws[:o]...)
+		}
+		if grown != nil {
+			grown = append(grown, ws[i:i+keep]...)
+		} else if o != i {
+			copy(ws[o:], ws[i:i+keep])
+		}
+		for k := keep; k < m; k++ {
+			var c []seg
 			if w.spare != nil {
-				room *= 2 // the engine's list: pushWave's doubling
+				c = append(w.spare.get(), first...)
+			} else {
+				c = slices.Clone(first)
 			}
-			rebuilt = append(make([][]seg, 0, room), ws[:i]...)
-		}
-		if resized {
-			for k := range max(0, n) {
-				if k < int64(j-i) {
-					rebuilt = append(rebuilt, ws[i+int(k)])
-				} else if w.spare != nil {
-					rebuilt = append(rebuilt, append(w.spare.get(), ws[i]...))
-				} else {
-					rebuilt = append(rebuilt, slices.Clone(ws[i]))
-				}
-			}
-			for k := max(0, n); k < int64(j-i); k++ {
-				w.spare.put(ws[i+int(k)]) // dropped
+			if grown != nil {
+				grown = append(grown, c)
+			} else {
+				ws[o+k] = c
 			}
 		}
+		o += m
 		i = j
 	}
-	if resized {
-		*p = rebuilt
+	if grown != nil {
+		clear(ws)
+		*p = grown
+		return
 	}
+	clear(ws[o:])
+	*p = ws[:o]
 }
 
 // runEnd is the end of the run of waves equal to ws[i].
