@@ -387,8 +387,8 @@ func walkWaveRuns(w walker, p *[][]seg) {
 		visitRemaining(w, &n)
 		first := ws[i]
 		walkSegs(w, first)
-		for k := i + 1; k < j; k++ {
-			if !slices.Equal(ws[k], first) {
+		if j-i > 1 && !slices.Equal(ws[i+1], first) { // the visitor changed the run's wave
+			for k := i + 1; k < j; k++ {
 				copy(ws[k], first)
 			}
 		}
