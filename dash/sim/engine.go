@@ -254,7 +254,7 @@ type engine struct {
 	budget        budget     // the run's event and wall-clock limits
 	budgetTick    int        // calls of checkBudget, to read the clock sparingly
 	err           error      // a failure that ends the run (time out of range)
-	freeWaves     wavePool   // emptied page waves, reused by formWave
+	freeWaves     wavePool   // emptied page waves, reused (waves.go)
 	replays       replaySum  // replayed passes not applied yet (replays.go)
 	// the read splits (ops.go, split.go) and their scratch
 	split                  *splitter
@@ -417,7 +417,7 @@ func (e *engine) kickArray(stack int) {
 	for len(s.readQ) > 0 && e.canSense(s) {
 		wave := e.formWave(stack, free)
 		if len(wave) == 0 {
-			e.spareWave(wave)
+			e.freeWaves.put(wave)
 			break
 		}
 		// Busy time counts the union of the sensing intervals.
@@ -670,7 +670,7 @@ func (e *engine) canSense(s *hbfStack) bool {
 func (e *engine) formWave(stack, maxPages int) []seg {
 	s := &e.hbf[stack]
 	pages := 0
-	wave := e.newWave()
+	wave := e.freeWaves.get()
 	for len(s.readQ) > 0 {
 		g := &s.readQ[0]
 		progress := false
@@ -1099,7 +1099,7 @@ func (e *engine) onTSVDone(stack int, sg seg) {
 	s := &e.hbf[stack]
 	s.cacheDone++
 	if s.cacheDone == len(s.cacheReg) { // the cache register is empty again
-		e.spareWave(s.cacheReg)
+		e.freeWaves.put(s.cacheReg)
 		s.cacheReg, s.cacheNext, s.cacheDone = nil, 0, 0
 		e.moveToCache(stack)
 		e.kickArray(stack)

@@ -175,17 +175,16 @@ func (m *idMap) relocator(stats []int64) *relocate {
 	return &m.rel
 }
 
-// stack copies an HBF stack to another place and time: every field
-// (cloneStack), then, through the stack's walk, every instant moved, every
-// operator and stream renamed and every statistic set to stats (in walk
-// order; nil: zero). What the walk covers, the copy covers: a field the
-// walk does not visit is copied as it is, and walk_test's reflection tests
-// fail when a field is neither walked nor listed, or is not cloned.
-func (m *idMap) stack(s *hbfStack, waveRuns bool, stats []int64) hbfStack {
-	c := cloneStack(s)
+// stack moves a copy of an HBF stack (cloneStack, or the engine's
+// stackInto) to another place and time, through the stack's walk: every
+// instant moved, every operator and stream renamed and every statistic set
+// to stats (in walk order; nil: zero). What the walk covers, the copy
+// covers: a field the walk does not visit is copied as it is, and
+// walk_test's reflection tests fail when a field is neither walked nor
+// listed, or is not cloned.
+func (m *idMap) stack(c *hbfStack, waveRuns bool, stats []int64) {
 	r := m.relocator(stats)
 	c.walk(walker{v: r, uses: r.uses(), waveRuns: waveRuns})
-	return c
 }
 
 // pool copies an SRAM pool, its waiting chunks renamed (through the
@@ -334,7 +333,8 @@ func (e *engine) capture(t0 Time, pc0 int) *dynState {
 	}
 	runs := e.cfg.readWaves == 0
 	for i := range e.hbf {
-		d.hbf = append(d.hbf, m.stack(&e.hbf[i], runs, nil))
+		d.hbf = append(d.hbf, cloneStack(&e.hbf[i]))
+		m.stack(&d.hbf[i], runs, nil)
 	}
 	for i := range e.hbm {
 		d.hbmUntil = append(d.hbmUntil, e.hbm[i].array.until-t0)
@@ -379,9 +379,8 @@ func (e *engine) install(d *dynState, t0 Time, pc0 int) {
 		s := &e.hbf[i]
 		stats.dst = stats.dst[:0] // the stack's own statistics stay
 		s.walk(walkerOf(stats))
-		e.stackInto(s, &d.hbf[i]) // m.stack, in the engine's storage
-		r := m.relocator(stats.dst)
-		s.walk(walker{v: r, uses: r.uses(), waveRuns: e.cfg.readWaves == 0})
+		e.stackInto(s, &d.hbf[i])
+		m.stack(s, e.cfg.readWaves == 0, stats.dst)
 	}
 	for i := range e.hbm {
 		e.hbm[i].array.until = d.hbmUntil[i] + t0

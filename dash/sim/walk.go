@@ -406,12 +406,7 @@ func walkWaveRuns(w walker, p *[][]seg) {
 			copy(ws[o:], ws[i:i+keep])
 		}
 		for k := keep; k < m; k++ {
-			var c []seg
-			if w.spare != nil {
-				c = append(w.spare.get(), first...)
-			} else {
-				c = slices.Clone(first)
-			}
+			c := append(w.spare.get(), first...)
 			if grown != nil {
 				grown = append(grown, c)
 			} else {

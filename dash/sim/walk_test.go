@@ -216,8 +216,17 @@ func TestClonesCopyEveryField(t *testing.T) {
 		for _, p := range sharedLists(reflect.ValueOf(c), reflect.ValueOf(*s), "hbfStack") {
 			t.Errorf("cloneStack: %s shares its storage with the original: clone it in cloneStack (segment.go)", p)
 		}
+		var into hbfStack
+		e.stackInto(&into, s)
+		if !reflect.DeepEqual(into, *s) {
+			t.Errorf("stackInto: the copy differs from the stack")
+		}
+		for _, p := range sharedLists(reflect.ValueOf(into), reflect.ValueOf(*s), "hbfStack") {
+			t.Errorf("stackInto: %s shares its storage with the original: copy it in stackInto (waves.go)", p)
+		}
 		id := &idMap{} // renames nothing
-		if moved := id.stack(s, true, e.walkedStackStats(i)); !reflect.DeepEqual(moved, *s) {
+		moved := cloneStack(s)
+		if id.stack(&moved, true, e.walkedStackStats(i)); !reflect.DeepEqual(moved, *s) {
 			t.Errorf("a stack relocated by nothing, its statistics kept, differs from the original")
 		}
 	}

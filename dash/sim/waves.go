@@ -26,8 +26,12 @@ type wavePool struct {
 // drop and the array then senses again.
 const maxFreeWaves = 1024
 
-// get returns an empty page wave: a spare one, or a new one.
+// get returns an empty page wave: a spare one, or a new one (always, from
+// a nil pool).
 func (p *wavePool) get() []seg {
+	if p == nil {
+		return nil
+	}
 	if n := len(p.free); n > 0 {
 		w := p.free[n-1]
 		p.free[n-1] = nil
@@ -44,35 +48,29 @@ func (p *wavePool) put(w []seg) {
 	}
 }
 
-// newWave returns an empty page wave from the engine's pool.
-func (e *engine) newWave() []seg { return e.freeWaves.get() }
-
-// spareWave keeps w's storage for newWave.
-func (e *engine) spareWave(w []seg) { e.freeWaves.put(w) }
-
 // recycleWaves spares s's waves and returns its wave lists emptied, their
 // storage kept.
 func (e *engine) recycleWaves(s *hbfStack) (sensing, dataReg [][]seg) {
 	for _, w := range s.sensing {
-		e.spareWave(w)
+		e.freeWaves.put(w)
 	}
 	for _, w := range s.dataReg {
-		e.spareWave(w)
+		e.freeWaves.put(w)
 	}
-	e.spareWave(s.cacheReg)
+	e.freeWaves.put(s.cacheReg)
 	clear(s.sensing)
 	clear(s.dataReg)
 	return s.sensing[:0], s.dataReg[:0]
 }
 
-// copyWaves appends copies of ws to dst, each in a wave of newWave.
+// copyWaves appends copies of ws to dst, each in a wave of the pool.
 func (e *engine) copyWaves(dst, ws [][]seg) [][]seg {
 	for _, w := range ws {
 		if w == nil {
 			dst = append(dst, nil)
 			continue
 		}
-		dst = append(dst, append(e.newWave(), w...))
+		dst = append(dst, append(e.freeWaves.get(), w...))
 	}
 	return dst
 }
@@ -84,7 +82,7 @@ func (e *engine) stackInto(dst, s *hbfStack) {
 	*dst = cloneQueues(s)
 	dst.sensing, dst.dataReg, dst.cacheReg = e.copyWaves(sensing, s.sensing), e.copyWaves(dataReg, s.dataReg), nil
 	if s.cacheReg != nil {
-		dst.cacheReg = append(e.newWave(), s.cacheReg...)
+		dst.cacheReg = append(e.freeWaves.get(), s.cacheReg...)
 	}
 }
 
