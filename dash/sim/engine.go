@@ -240,22 +240,24 @@ type engine struct {
 	passEnded     bool
 	st            stats
 	trace         *traceRec
-	cut           shortcuts  // exact shortcuts (jump.go)
-	epoch         uint64     // structural changes so far (see changed)
-	finishEpoch   uint64     // the epoch a finishing stream began (no new stream since)
-	visitors      visitors   // the shortcuts' visitors of the state walk (visitors.go)
-	active        []int32    // unfinished streams, in creation order
-	maxOp         int        // highest operator index with streams or prefetches
-	gpuStaged     unit.Bytes // bytes held in the GPU staging buffer
-	holdArray     bool       // reads being queued together: the arrays start on the last
-	processed     int64      // events actually handled
-	replayed      int        // passes replayed from the memo
-	sampled       int        // decode passes simulated by a sampled decode's recorder
-	budget        budget     // the run's event and wall-clock limits
-	budgetTick    int        // calls of checkBudget, to read the clock sparingly
-	err           error      // a failure that ends the run (time out of range)
-	freeWaves     wavePool   // emptied page waves, reused (waves.go)
-	replays       replaySum  // replayed passes not applied yet (replays.go)
+	cut           shortcuts    // exact shortcuts (jump.go)
+	recorded      shortcuts    // a sampled decode's: those of its recorder's engine (longdecode.go)
+	epoch         uint64       // structural changes so far (see changed)
+	finishEpoch   uint64       // the epoch a finishing stream began (no new stream since)
+	visitors      visitors     // the shortcuts' visitors of the state walk (visitors.go)
+	active        []int32      // unfinished streams, in creation order
+	maxOp         int          // highest operator index with streams or prefetches
+	gpuStaged     unit.Bytes   // bytes held in the GPU staging buffer
+	holdArray     bool         // reads being queued together: the arrays start on the last
+	processed     int64        // events actually handled
+	replayed      int          // passes replayed from the memo
+	sampled       int          // decode passes simulated by a sampled decode's recorder
+	budget        budget       // the run's event and wall-clock limits
+	budgetTick    int          // calls of checkBudget, to read the clock sparingly
+	err           error        // a failure that ends the run (time out of range)
+	freeWaves     wavePool     // emptied page waves, reused (waves.go)
+	waveArrays    []waveArrays // per HBF stack: the arrays its wave lists slide through (waves.go)
+	replays       replaySum    // replayed passes not applied yet (replays.go)
 	// the read splits (ops.go, split.go) and their scratch
 	split                  *splitter
 	parts, out             []unit.Bytes // by route; by route of one pair
@@ -276,6 +278,7 @@ func newEngine(c config) *engine {
 	e := &engine{cfg: c}
 	e.budget, _ = newBudget(Options{}, time.Now()) // RunWith sets the run's own
 	e.hbf = make([]hbfStack, c.nHBF)
+	e.waveArrays = make([]waveArrays, c.nHBF)
 	e.hbm = make([]hbmStack, c.nHBM)
 	e.links = make([]server, len(c.rt.links))
 	e.pools = newPools(&c)
@@ -425,7 +428,7 @@ func (e *engine) kickArray(stack int) {
 		s.senseBusy += end - max(e.now, min(s.arrayUntil, end))
 		s.arrayUntil = max(s.arrayUntil, end)
 		s.waves++
-		s.sensing = pushWave(s.sensing, wave)
+		s.sensing = pushWave(s.sensing, &e.waveArrays[stack].sensing, wave)
 		if e.audit != nil {
 			e.audit.array(stack, s)
 		}
@@ -1027,7 +1030,7 @@ func (e *engine) onArrayDone(stack int, what int32) {
 	s := &e.hbf[stack]
 	switch what {
 	case 1:
-		s.dataReg = pushWave(s.dataReg, s.sensing[0])
+		s.dataReg = pushWave(s.dataReg, &e.waveArrays[stack].dataReg, s.sensing[0])
 		s.sensing = popFront(s.sensing)
 		e.moveToCache(stack)
 	case evSuspended:

@@ -140,13 +140,14 @@ const (
 )
 
 func (j *jumper) report(p *Perf) {
-	p.Jumps = j.jumps
-	p.SkippedLayers = j.layers
+	p.Jumps += j.jumps
+	p.SkippedLayers += j.layers
 	if j.segs != nil {
-		p.ReplayedSegments = j.segs.hits
-		p.ReplayedRests = j.segs.subHits
+		p.ReplayedSegments += j.segs.hits
+		p.ReplayedRests += j.segs.subHits
 	}
-	p.ResumedKernels = j.forks.hits
+	p.SimulatedKernels += j.forks.kernels
+	p.ResumedKernels += j.forks.hits
 }
 
 // off reports whether shortcuts are off for now: a traced pass runs event

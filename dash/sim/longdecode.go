@@ -244,6 +244,7 @@ func (e *engine) sampledDecode(shared *DecodeSamples, pb *programBuilder, prompt
 		pending = append(pending, p)
 	}
 	e.sampled = rec.passes
+	e.recorded = rec.e.cut
 	e.processed += rec.e.processed
 	if err := flush(last, lastRound); err != nil {
 		return err

@@ -212,8 +212,13 @@ type Perf struct {
 	// ReplayedRests counts, of ReplayedSegments, the rests of segments
 	// replayed from an operator boundary within them (segment.go).
 	ReplayedRests int64 `json:"replayed_rests"`
-	// ResumedKernels counts attention kernels that started from the
-	// checkpoint of an earlier kernel reading less from HBM (fork.go).
+	// SimulatedKernels counts the attention kernels of segment-replaying
+	// passes that ran never before in the same state and so were simulated
+	// (segment.go); what such a pass costs grows with them.
+	SimulatedKernels int64 `json:"simulated_kernels"`
+	// ResumedKernels counts, of SimulatedKernels, the kernels that started
+	// from the checkpoint of an earlier kernel reading less from HBM
+	// (fork.go).
 	ResumedKernels int64 `json:"resumed_kernels"`
 	// Passes is the number of forward passes (1 + L_out - 1).
 	Passes int `json:"passes"`

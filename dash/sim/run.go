@@ -333,4 +333,7 @@ func (e *engine) report(r *Result) {
 	r.Perf.SampledPasses = e.sampled
 	r.Perf.SkippedEvents = e.st.events - e.processed
 	e.cut.report(&r.Perf)
+	if e.recorded != nil {
+		e.recorded.report(&r.Perf)
+	}
 }

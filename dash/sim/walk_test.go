@@ -33,6 +33,8 @@ var notWalked = map[reflect.Type]map[string]string{
 		"err":         "ends the run",
 		"holdArray":   "set only within issueRouted, never between events",
 		"freeWaves":   "emptied buffers kept for reuse: no state",
+		"waveArrays":  "storage the wave lists may move back into: no state",
+		"recorded":    "a sampled decode's recorder's shortcut machinery, for its report",
 		"replays":     "replayed passes, applied before any pass runs and before the result is read",
 		"split":       "the read splits' solver and memo: a function of the operator, not of the state",
 		"parts":       "scratch of the read splits",

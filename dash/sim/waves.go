@@ -86,13 +86,32 @@ func (e *engine) stackInto(dst, s *hbfStack) {
 	}
 }
 
-// pushWave appends w to the wave list q, doubling its storage when full:
-// popFront slices a long list from the front, so the list slides through
-// its array, and append's growth of a quarter for long slices would copy
-// it every quarter of its length.
-func pushWave(q [][]seg, w []seg) [][]seg {
+// waveArrays are the whole arrays of an HBF stack's wave lists, which
+// the lists (windows into them, slid by popFront) may not reach back to.
+type waveArrays struct {
+	sensing, dataReg [][]seg
+}
+
+// pushWave appends w to the wave list q. A long list slides through its
+// array (popFront slices it from the front), so a full list may have
+// room before it: when it fills at most half of its array (*arr, which
+// ends where q's storage ends), it moves down to the array's start;
+// otherwise the list moves to a new array of twice its length, which
+// *arr then holds. Neither copies a list more than once per as many
+// pushes as its length, and only a list that grew allocates. An arr that
+// is not q's array (the engine gave the stack other lists since) is not
+// used: the end of storage tells.
+func pushWave(q [][]seg, arr *[][]seg, w []seg) [][]seg {
 	if len(q) == cap(q) {
-		q = append(make([][]seg, 0, max(4, 2*len(q))), q...)
+		a := (*arr)[:cap(*arr)]
+		if n := len(q); n > 0 && 2*n <= len(a) && &a[len(a)-1] == &q[:cap(q)][cap(q)-1] {
+			copy(a, q)
+			clear(a[n:])
+			q = a[:n]
+		} else {
+			q = append(make([][]seg, 0, max(4, 2*n)), q...)
+			*arr = q
+		}
 	}
 	return append(q, w)
 }
