@@ -31,6 +31,7 @@ type kvLedger struct {
 	// back (per layer)
 	before  []int
 	waves   []int
+	wrote   int   // waves written back this step (the sum of waves)
 	version int   // changes with every writeback
 	total   int64 // waves written back so far
 }
@@ -61,14 +62,18 @@ func newKVLedger(exp dash.Experiment) (*kvLedger, error) {
 // advance places decode step s's KV: it writes back the oldest waves that
 // appending this step's tokens would push over the budget, then appends.
 func (l *kvLedger) advance() {
-	copy(l.before, l.spilled)
-	clear(l.waves)
+	if l.wrote > 0 { // otherwise before is spilled and waves are zero already
+		copy(l.before, l.spilled)
+		clear(l.waves)
+		l.wrote = 0
+	}
 	for tries := 0; l.inHBM+int64(l.layers) > l.budget && tries < l.layers; {
 		i := l.next
 		// Only a complete wave of KV that is already in HBM leaves.
 		if l.generated-l.spilled[i] >= l.waveTokens {
 			l.spilled[i] += l.waveTokens
 			l.waves[i]++
+			l.wrote++
 			l.inHBM -= int64(l.waveTokens)
 			l.total++
 			l.version++
@@ -83,14 +88,7 @@ func (l *kvLedger) advance() {
 }
 
 // writingBack reports whether the current step writes any KV back.
-func (l *kvLedger) writingBack() bool {
-	for _, n := range l.waves {
-		if n > 0 {
-			return true
-		}
-	}
-	return false
-}
+func (l *kvLedger) writingBack() bool { return l.wrote > 0 }
 
 // hbfTokens is the number of layer i's decode tokens in HBF while the
 // current step's attention runs (its own writeback is still in HBM).

@@ -36,6 +36,13 @@ func TestWritebackKeepsEveryKVPageOnce(t *testing.T) {
 	for s := 1; s < w.Output; s++ {
 		l.advance()
 		var hbm int64
+		waves := 0
+		for _, n := range l.waves {
+			waves += n
+		}
+		if l.wrote != waves || l.writingBack() != (waves > 0) {
+			t.Fatalf("step %d: %d waves written back, the ledger says %d", s, waves, l.wrote)
+		}
 		for i := range l.layers {
 			if l.spilled[i] < 0 || l.spilled[i] > l.generated || l.spilled[i]%l.waveTokens != 0 {
 				t.Fatalf("step %d layer %d: %d of %d tokens spilled (wave %d)", s, i, l.spilled[i], l.generated, l.waveTokens)

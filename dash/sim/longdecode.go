@@ -97,9 +97,10 @@ func (r *recorder) dropWritebacks() (restore func()) {
 	if kv == nil {
 		return func() {}
 	}
-	saved := append([]int(nil), kv.waves...)
+	saved, wrote := append([]int(nil), kv.waves...), kv.wrote
 	clear(kv.waves)
-	return func() { copy(kv.waves, saved) }
+	kv.wrote = 0
+	return func() { copy(kv.waves, saved); kv.wrote = wrote }
 }
 
 // build makes the step's program for a context of ctx tokens (r.tmpl).
