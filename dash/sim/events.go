@@ -39,14 +39,15 @@ func (q *eventQueue) push(e event) {
 	*q = append(*q, e)
 	h := *q
 	i := len(h) - 1
-	for i > 0 {
+	for i > 0 { // parents later than e move down into the hole
 		p := (i - 1) / 4
-		if !h[i].before(&h[p]) {
+		if !e.before(&h[p]) {
 			break
 		}
-		h[i], h[p] = h[p], h[i]
+		h[i] = h[p]
 		i = p
 	}
+	h[i] = e
 }
 
 func (q *eventQueue) pop() event {
