@@ -114,6 +114,13 @@ func newConfig(e dash.Experiment) (config, error) {
 		}
 		c.rt.feed = append(c.rt.feed, feed)
 	}
+	// Events name a stack or a hop in an int16 (events.go); the topology's
+	// limits keep both far below (TestEventIndexFits).
+	for _, r := range c.rt.routes {
+		if c.nHBF > math.MaxInt16 || len(r.hops) > math.MaxInt16 {
+			return config{}, fmt.Errorf("sim: %s: %d HBF stacks and a route of %d hops: an event names at most %d", e.Name(), c.nHBF, len(r.hops), math.MaxInt16)
+		}
+	}
 	return c, nil
 }
 
@@ -316,7 +323,7 @@ func (e *engine) schedule(t Time, k evKind, at, stream int32, b unit.Bytes) {
 		return
 	}
 	e.seq++
-	e.q.push(event{t: t, seq: e.seq, kind: k, at: at, stream: stream, bytes: b})
+	e.q.push(event{t: t, seq: e.seq, kind: k, at: int16(at), stream: stream, bytes: b})
 }
 
 func (e *engine) xfer(b unit.Bytes, r unit.BytesPerSecond) Time { return unit.TransferTime(b, r) }

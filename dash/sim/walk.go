@@ -122,7 +122,7 @@ func walkerOf(v visitor) walker { return walker{v: v, uses: v.uses()} }
 
 // integer is what the state's integer fields are built on.
 type integer interface {
-	~int64 | ~int32 | ~int | ~uint8
+	~int64 | ~int32 | ~int16 | ~int | ~uint8
 }
 
 // The walks visit a field through the helper of its kind, which passes *p
