@@ -116,10 +116,12 @@ func newConfig(e dash.Experiment) (config, error) {
 	}
 	// Events name a stack or a hop in an int16 (events.go); the topology's
 	// limits keep both far below (TestEventIndexFits).
+	hops := 0
 	for _, r := range c.rt.routes {
-		if c.nHBF > math.MaxInt16 || len(r.hops) > math.MaxInt16 {
-			return config{}, fmt.Errorf("sim: %s: %d HBF stacks and a route of %d hops: an event names at most %d", e.Name(), c.nHBF, len(r.hops), math.MaxInt16)
-		}
+		hops = max(hops, len(r.hops))
+	}
+	if c.nHBF > math.MaxInt16 || hops > math.MaxInt16 {
+		return config{}, fmt.Errorf("sim: %s: %d HBF stacks and routes of up to %d hops: an event names at most %d", e.Name(), c.nHBF, hops, math.MaxInt16)
 	}
 	return c, nil
 }

@@ -75,9 +75,6 @@ type forkMemo struct {
 	buf   []byte // reused for key
 	rec   *forkRec
 	hits  int64
-	// kernels counts the kernels that missed the segment memo (simulated,
-	// from a checkpoint or not)
-	kernels int64
 	// before is reused for the watched kernel's counters
 	before []int64
 }
@@ -104,7 +101,6 @@ func (j *jumper) forkSig(l int) []byte {
 // looked for when it has started.
 func (j *jumper) kernelMissed(l int, key []byte) {
 	f := &j.forks
-	f.kernels++
 	if f.byKey == nil {
 		f.byKey = map[string]*fork{}
 	}

@@ -145,8 +145,8 @@ func (j *jumper) report(p *Perf) {
 	if j.segs != nil {
 		p.ReplayedSegments += j.segs.hits
 		p.ReplayedRests += j.segs.subHits
+		p.SimulatedKernels += j.segs.misses
 	}
-	p.SimulatedKernels += j.forks.kernels
 	p.ResumedKernels += j.forks.hits
 }
 

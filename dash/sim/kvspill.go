@@ -2,6 +2,7 @@ package sim
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/dashlab/dashlab/dash"
 	"github.com/dashlab/dashlab/dash/unit"
@@ -85,6 +86,15 @@ func (l *kvLedger) advance() {
 	}
 	l.generated++
 	l.inHBM += int64(l.layers)
+}
+
+// dropWritebacks clears the current step's writebacks and returns the
+// function that puts them back.
+func (l *kvLedger) dropWritebacks() (restore func()) {
+	saved, wrote := slices.Clone(l.waves), l.wrote
+	clear(l.waves)
+	l.wrote = 0
+	return func() { copy(l.waves, saved); l.wrote = wrote }
 }
 
 // writingBack reports whether the current step writes any KV back.

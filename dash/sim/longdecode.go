@@ -93,14 +93,10 @@ func (r *recorder) measure(ctx, step int, withWB bool) (record, error) {
 // dropWritebacks clears the step's writebacks from the ledger and returns
 // the function that puts them back.
 func (r *recorder) dropWritebacks() (restore func()) {
-	kv := r.pb.kv
-	if kv == nil {
+	if r.pb.kv == nil {
 		return func() {}
 	}
-	saved, wrote := append([]int(nil), kv.waves...), kv.wrote
-	clear(kv.waves)
-	kv.wrote = 0
-	return func() { copy(kv.waves, saved); kv.wrote = wrote }
+	return r.pb.kv.dropWritebacks()
 }
 
 // build makes the step's program for a context of ctx tokens (r.tmpl).

@@ -70,6 +70,7 @@ type segMemo struct {
 	before  []int64 // reused for the recording's counters
 	hits    int64
 	subHits int64 // of hits, the rests of segments
+	misses  int64 // the kernels that missed, hence simulated
 	chain   chain // replays not yet applied (see opEnded)
 	all     bool  // every pass replays segments (heterogeneous passes), not only decode passes
 }
@@ -598,6 +599,7 @@ func (j *jumper) opEnded(int) bool {
 				sm.before = append(sm.before[:0], j.k.cnt...)
 			}
 			if target == pc+1 {
+				sm.misses++
 				j.kernelMissed(p.ops[pc].layer, key)
 			}
 			sm.rec = &segRec{key: string(sm.buf), sig: len(sm.buf) - len(key), t: e.now, pc: pc, target: target, before: sm.before}
