@@ -14,7 +14,12 @@ import (
 // its state seen from the current instant repeats. The jumper keys that
 // relative state (key.go: every field the state walk visits, absolute times
 // replaced by their distance from now, past horizons clamped to now, which
-// is equivalent) after chunk deliveries. When a key repeats, the interval
+// is equivalent) after chunk deliveries. A key costs about as much as
+// twenty events, and most deliveries do not repeat an earlier state, so a
+// delivery is first fingerprinted by its event queue seen from now (equal
+// states have equal queues) and keyed only when that fingerprint was seen
+// before in the epoch: a period is found at the state's third occurrence
+// instead of its second, for half the keys. When a key repeats, the interval
 // between the two instants is a period: every later period is identical and
 // shifted in time, so the engine advances m periods at once, shifting every
 // instant by m periods and adding m times the per-period increase of every
@@ -86,13 +91,17 @@ type jumper struct {
 	k      keyer
 	byHash map[uint64]int
 	snaps  []snapshot
+	// prints are the fingerprints of the epoch's deliveries looked at
+	// (queuePrint), tries their number
+	prints map[uint64]struct{}
+	tries  int
 	at     uint64 // the engine's epoch (structural changes) of the stored snapshots
 	seen   int    // deliveries in the current epoch
 	jumps  int64
 	// An epoch begun by a finishing stream (finish: none issued since)
-	// searches from its finishWarm-th delivery, finishSnaps times.
+	// searches from its finishWarm-th delivery, finishTries times.
 	finish bool
-	// Backoff: after failed epochs (no repeat within maxSnapshots), only one
+	// Backoff: after failed epochs (no repeat within tryLimit), only one
 	// epoch in skip is searched.
 	failed, skip, skipped int
 	// layer boundaries of the current pass
@@ -110,7 +119,7 @@ type jumper struct {
 }
 
 func newJumper(e *engine) *jumper {
-	return &jumper{e: e, seed: maphash.MakeSeed(), byHash: map[uint64]int{},
+	return &jumper{e: e, seed: maphash.MakeSeed(), byHash: map[uint64]int{}, prints: map[uint64]struct{}{},
 		layerByHash: map[uint64][]int{}, tails: map[string]tailOutcome{}}
 }
 
@@ -123,20 +132,27 @@ type layerSnap struct {
 	counters []int64
 }
 
-const maxSnapshots = 16
+// maxTries is the deliveries an epoch looks at (fingerprints) before it
+// gives up: a state that recurs every 16 deliveries is found at its third
+// occurrence. Fewer tries search the long HBF tails of Fig. 12's kernels
+// too briefly: the fig12 group simulated 188 million events with 32 tries
+// (740 thousand keys), 173 million with 48 (816 thousand keys); before
+// fingerprints, keying 16 deliveries, 226 million events and 1.16 million
+// keys.
+const maxTries = 48
 
 // In a fixed-batch decode pass, once a stream has finished, the streams
 // left keep their pipelines full: a period shows within a few deliveries
 // if their state is periodic at all, and when it does not, they are
 // draining a transient (an HBM backlog on a link, a route's last chunks),
-// which a longer search only pays for with keys (each costs about as much
-// as ten events). Measured on BenchmarkWritebackDecode, whose attention
-// kernels end with such drains: 4 to 8% less CPU than searching these
-// epochs as the others (from the 8th delivery, 16 times). Elsewhere the
-// longer search pays: the cluster group's runs took 25% more CPU with it.
+// which a longer search only pays for. Measured on BenchmarkWritebackDecode,
+// whose attention kernels end with such drains: 4 to 8% less CPU than
+// searching these epochs as the others (from the 8th delivery, then with
+// 16 keys). Elsewhere the longer search pays: the cluster group's runs took
+// 25% more CPU with it.
 const (
 	finishWarm  = 3
-	finishSnaps = 4
+	finishTries = 12
 )
 
 func (j *jumper) report(p *Perf) {
@@ -173,26 +189,36 @@ func (j *jumper) delivered(id int32) {
 		return
 	}
 	if j.at != e.epoch {
-		if len(j.snaps) >= j.snapLimit() { // the previous epoch searched in vain
+		if j.tries >= j.tryLimit() { // the previous epoch searched in vain
 			j.failed++
 			j.skip = min(64, 1<<min(j.failed, 6))
 		}
 		j.finish = e.finishEpoch == e.epoch && (j.segs == nil || !j.segs.all)
 		clear(j.byHash)
+		clear(j.prints)
 		j.snaps = j.snaps[:0]
-		j.at, j.seen = e.epoch, 0
+		j.at, j.seen, j.tries = e.epoch, 0, 0
 		j.skipped++
 	}
 	if j.skip > 0 && j.skipped%j.skip != 0 {
 		return
 	}
 	// The pipeline needs a few chunks to fill; a repeat is not looked for
-	// before, nor after the epoch has produced none in maxSnapshots tries.
+	// before, nor after the epoch has produced none in tryLimit tries.
 	warm := 8
 	if j.finish {
 		warm = finishWarm
 	}
-	if j.seen++; j.seen < warm || len(j.snaps) >= j.snapLimit() {
+	if j.seen++; j.seen < warm || j.tries >= j.tryLimit() {
+		return
+	}
+	j.tries++
+	// A state is keyed only when its fingerprint was seen before in the
+	// epoch (equal states have equal queues); two states whose queues only
+	// look alike cost a key, and the keys decide.
+	fp := e.queuePrint()
+	if _, ok := j.prints[fp]; !ok {
+		j.prints[fp] = struct{}{}
 		return
 	}
 	j.k.key(e, false)
@@ -218,12 +244,12 @@ func (j *jumper) delivered(id int32) {
 	j.snaps = append(j.snaps, s)
 }
 
-// snapLimit is the number of snapshots an epoch takes before it gives up.
-func (j *jumper) snapLimit() int {
+// tryLimit is the number of deliveries an epoch looks at before it gives up.
+func (j *jumper) tryLimit() int {
 	if j.finish {
-		return finishSnaps
+		return finishTries
 	}
-	return maxSnapshots
+	return maxTries
 }
 
 // jumpCount is the number of whole periods that can be skipped: every
@@ -406,4 +432,21 @@ func (j *jumper) passEnded() {
 	}
 	j.tails[j.tail.key] = tailOutcome{d: j.e.now - j.tail.t, delta: after}
 	j.tail = nil
+}
+
+// queuePrint is a fingerprint of the event queue seen from now (every
+// event's time from now, kind, place, stream and bytes, which the state's
+// key holds too): a sum of each event's hash, so that it needs no sorting.
+func (e *engine) queuePrint() uint64 {
+	h := uint64(len(e.q))*0x9e3779b97f4a7c15 + uint64(e.pc)
+	for i := range e.q {
+		ev := &e.q[i]
+		x := uint64(ev.t-e.now)*0xbf58476d1ce4e5b9 ^ uint64(ev.bytes)*0x94d049bb133111eb ^
+			uint64(uint32(ev.stream))<<20 ^ uint64(uint16(ev.at))<<8 ^ uint64(ev.kind)
+		x ^= x >> 31
+		x *= 0xd6e8feb86659fd39
+		x ^= x >> 29
+		h += x
+	}
+	return h
 }
