@@ -53,8 +53,11 @@ func (r record) plusInto(dst []int64, o record, sign int64) record {
 func lerpInto(dst []int64, a, b record, num, den int64) record {
 	f := float64(num) / float64(den)
 	out := record{d: a.d + Time(math.Round(f*float64(b.d-a.d))), delta: slices.Grow(dst[:0], len(a.delta))[:len(a.delta)]}
-	for i := range a.delta {
-		out.delta[i] = a.delta[i] + int64(math.Round(f*float64(b.delta[i]-a.delta[i])))
+	for i, x := range a.delta {
+		if d := b.delta[i] - x; d != 0 { // most counters do not move between samples
+			x += int64(math.Round(f * float64(d)))
+		}
+		out.delta[i] = x
 	}
 	return out
 }
