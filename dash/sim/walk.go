@@ -372,17 +372,28 @@ func (s *seg) walk(w walker) {
 // gains or loses waves (all equal, so which ones does not matter).
 func walkWaveRuns(w walker, p *[][]seg) {
 	ws := *p
+	// The runs' ends, the first few kept for the walk below (which changes
+	// nothing past the run it is at, so they stay the ends).
+	var kept [8]int
 	runs := 0
 	for i := 0; i < len(ws); runs++ {
 		i = runEnd(ws, i)
+		if runs < len(kept) {
+			kept[runs] = i
+		}
 	}
 	visitLen(w, runs)
 	// The runs are compacted in place (o: the next place) until one grows
 	// past the runs not yet read; from then on into grown.
 	var grown [][]seg
 	o := 0
-	for i := 0; i < len(ws); {
-		j := runEnd(ws, i)
+	for r, i := 0, 0; i < len(ws); r++ {
+		j := 0
+		if r < len(kept) {
+			j = kept[r]
+		} else {
+			j = runEnd(ws, i)
+		}
 		n := int64(j - i)
 		visitRemaining(w, &n)
 		first := ws[i]
