@@ -818,6 +818,7 @@ func (e *engine) weigh(stack int, g *readGroup) {
 		}
 	}
 	equal := true
+	g.equal = false
 	for k := range g.runs {
 		w := int32(interleaveScale)
 		if top > 0 && !math.IsInf(f[k], 1) {
@@ -832,6 +833,7 @@ func (e *engine) weigh(stack int, g *readGroup) {
 		for k := range g.runs {
 			g.runs[k].weight, g.runs[k].lead = interleaveScale, 0
 		}
+		g.equal = true
 		return
 	}
 	// The run with the most time left at its route's rate starts first:
@@ -952,6 +954,14 @@ type flow struct {
 // jumps need it to).
 func (e *engine) pick(g *readGroup) int {
 	n := len(g.runs)
+	if g.equal { // the runs take turns: the first not empty from g.next
+		for i := range n {
+			if k := (g.next + i) % n; !g.runs[k].empty() {
+				return k
+			}
+		}
+		return -1
+	}
 	w0, same := int32(-1), true
 	lead := -1
 	for k := range g.runs {
@@ -1001,7 +1011,10 @@ func (e *engine) took(g *readGroup, k int) {
 	r := &g.runs[k]
 	g.next = (k + 1) % len(g.runs)
 	r.began = true
-	r.lead = 0 // a lead pays as a pick of the round robin does
+	r.lead = 0   // a lead pays as a pick of the round robin does
+	if g.equal { // turns, no credits
+		return
+	}
 	var total int64
 	same := true
 	for j := range g.runs {

@@ -72,6 +72,9 @@ type readGroup struct {
 	op   int32 // the operator that consumes the group's data
 	runs []readRun
 	next int // round-robin position
+	// equal: every run weighs interleaveScale and none leads (weigh), so
+	// that the runs take turns and their credits are never read
+	equal bool
 }
 
 // progWave is data in HBF SRAM waiting to be programmed.

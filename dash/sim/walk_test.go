@@ -56,10 +56,11 @@ var notWalked = map[reflect.Type]map[string]string{
 	reflect.TypeFor[stream](): {
 		"finished": "finished streams have left the active list, which the walk follows",
 	},
-	reflect.TypeFor[opState]():  {"streams": "fixed once issued; each active stream names its consumer"},
-	reflect.TypeFor[progWave](): {"bytes": "the sum of its parts"},
-	reflect.TypeFor[stats]():    {"earlyPeak": "a maximum, which repeating a period or a pass leaves unchanged"},
-	reflect.TypeFor[pool]():     {"tsv": "fixed for the run: which stack's TSV fills the pool"},
+	reflect.TypeFor[opState]():   {"streams": "fixed once issued; each active stream names its consumer"},
+	reflect.TypeFor[progWave]():  {"bytes": "the sum of its parts"},
+	reflect.TypeFor[stats]():     {"earlyPeak": "a maximum, which repeating a period or a pass leaves unchanged"},
+	reflect.TypeFor[pool]():      {"tsv": "fixed for the run: which stack's TSV fills the pool"},
+	reflect.TypeFor[readGroup](): {"equal": "a function of its runs' weights and leads, which the walk visits (weigh sets them together)"},
 }
 
 // fixtureEngine is an engine whose every list holds an element and whose
