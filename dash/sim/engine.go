@@ -1011,9 +1011,9 @@ func (e *engine) took(g *readGroup, k int) {
 	r := &g.runs[k]
 	g.next = (k + 1) % len(g.runs)
 	r.began = true
-	r.lead = 0   // a lead pays as a pick of the round robin does
-	if g.equal { // turns, no credits
-		return
+	r.lead = 0 // a lead pays as a pick of the round robin does
+	if g.equal {
+		return // the runs take turns: no credits
 	}
 	var total int64
 	same := true

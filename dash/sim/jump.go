@@ -19,7 +19,8 @@ import (
 // delivery is first fingerprinted by its event queue seen from now (equal
 // states have equal queues) and keyed only when that fingerprint was seen
 // before in the epoch: a period is found at the state's third occurrence
-// instead of its second, for half the keys. When a key repeats, the interval
+// instead of its second, for fewer keys (about half in the serving group's
+// runs). When a key repeats, the interval
 // between the two instants is a period: every later period is identical and
 // shifted in time, so the engine advances m periods at once, shifting every
 // instant by m periods and adding m times the per-period increase of every
