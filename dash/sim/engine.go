@@ -954,34 +954,28 @@ type flow struct {
 // jumps need it to).
 func (e *engine) pick(g *readGroup) int {
 	n := len(g.runs)
-	if g.equal { // the runs take turns: the first not empty from g.next
-		for i := range n {
-			if k := (g.next + i) % n; !g.runs[k].empty() {
-				return k
+	same := true
+	if !g.equal { // weights may differ and runs lead (weigh); else the runs take turns
+		w0, lead := int32(-1), -1
+		for k := range g.runs {
+			r := &g.runs[k]
+			if r.empty() {
+				continue
+			}
+			if w0 >= 0 && r.weight != w0 {
+				same = false
+			}
+			w0 = r.weight
+			if r.lead > 0 && (lead < 0 || r.lead > g.runs[lead].lead) {
+				lead = k
 			}
 		}
-		return -1
-	}
-	w0, same := int32(-1), true
-	lead := -1
-	for k := range g.runs {
-		r := &g.runs[k]
-		if r.empty() {
-			continue
+		if w0 < 0 {
+			return -1
 		}
-		if w0 >= 0 && r.weight != w0 {
-			same = false
+		if lead >= 0 {
+			return lead
 		}
-		w0 = r.weight
-		if r.lead > 0 && (lead < 0 || r.lead > g.runs[lead].lead) {
-			lead = k
-		}
-	}
-	if w0 < 0 {
-		return -1
-	}
-	if lead >= 0 {
-		return lead
 	}
 	best := -1
 	var most int64

@@ -93,9 +93,8 @@ type jumper struct {
 	byHash map[uint64]int
 	snaps  []snapshot
 	// prints are the fingerprints of the epoch's deliveries looked at
-	// (queuePrint), tries their number
+	// (queuePrint)
 	prints map[uint64]struct{}
-	tries  int
 	at     uint64 // the engine's epoch (structural changes) of the stored snapshots
 	seen   int    // deliveries in the current epoch
 	jumps  int64
@@ -190,7 +189,7 @@ func (j *jumper) delivered(id int32) {
 		return
 	}
 	if j.at != e.epoch {
-		if j.tries >= j.tryLimit() { // the previous epoch searched in vain
+		if j.seen >= j.warm()+j.tryLimit()-1 { // the previous epoch searched in vain
 			j.failed++
 			j.skip = min(64, 1<<min(j.failed, 6))
 		}
@@ -198,7 +197,7 @@ func (j *jumper) delivered(id int32) {
 		clear(j.byHash)
 		clear(j.prints)
 		j.snaps = j.snaps[:0]
-		j.at, j.seen, j.tries = e.epoch, 0, 0
+		j.at, j.seen = e.epoch, 0
 		j.skipped++
 	}
 	if j.skip > 0 && j.skipped%j.skip != 0 {
@@ -206,14 +205,9 @@ func (j *jumper) delivered(id int32) {
 	}
 	// The pipeline needs a few chunks to fill; a repeat is not looked for
 	// before, nor after the epoch has produced none in tryLimit tries.
-	warm := 8
-	if j.finish {
-		warm = finishWarm
-	}
-	if j.seen++; j.seen < warm || j.tries >= j.tryLimit() {
+	if j.seen++; j.seen < j.warm() || j.seen >= j.warm()+j.tryLimit() {
 		return
 	}
-	j.tries++
 	// A state is keyed only when its fingerprint was seen before in the
 	// epoch (equal states have equal queues); two states whose queues only
 	// look alike cost a key, and the keys decide.
@@ -243,6 +237,14 @@ func (j *jumper) delivered(id int32) {
 	s.counters = append(s.counters[:0], j.k.cnt...)
 	j.byHash[h] = len(j.snaps)
 	j.snaps = append(j.snaps, s)
+}
+
+// warm is the delivery of the epoch from which a repeat is looked for.
+func (j *jumper) warm() int {
+	if j.finish {
+		return finishWarm
+	}
+	return 8
 }
 
 // tryLimit is the number of deliveries an epoch looks at before it gives up.

@@ -388,7 +388,7 @@ func walkWaveRuns(w walker, p *[][]seg) {
 	var grown [][]seg
 	o := 0
 	for r, i := 0, 0; i < len(ws); r++ {
-		j := 0
+		var j int
 		if r < len(kept) {
 			j = kept[r]
 		} else {
