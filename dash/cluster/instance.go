@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 
 	"github.com/dashlab/dashlab/dash/sim"
 	"github.com/dashlab/dashlab/dash/unit"
@@ -472,10 +473,18 @@ func (in *Instance) plan(s int, rows []sim.Row) (*plan, error) {
 			}
 		}
 	}
+	if draw { // drawn loads are never looked up again
+		return pl, nil
+	}
 	if len(in.plans) >= 4096 {
 		clear(in.plans)
 	}
-	in.plans[string(key)] = pl
+	// The cache keeps the plan's shape only: a hit takes its own rows
+	// (groups), and the phase list is trimmed to its length. Rows and
+	// append's spare room were most of the cluster group's live heap.
+	kept := *pl
+	kept.groups, kept.phases = nil, slices.Clone(pl.phases)
+	in.plans[string(key)] = &kept
 	return pl, nil
 }
 
