@@ -6,6 +6,8 @@ import (
 	"slices"
 
 	"gonum.org/v1/gonum/stat"
+
+	"github.com/dashlab/dashlab/internal/pool"
 )
 
 // ErrorStats summarises relative prediction errors of one kind:
@@ -84,13 +86,14 @@ func (p *Profile) LeaveOneOut() ([]ErrorStats, error) {
 		if len(ss) < 2 {
 			continue // nothing to predict a lone measurement from
 		}
-		rest := make([]sample, 0, len(ss))
-		for i, s := range ss {
-			rest = append(rest[:0], ss[:i]...)
-			rest = append(rest, ss[i+1:]...)
+		// The folds are independent fits: they run on every CPU, their
+		// errors kept in point order.
+		errs[v.file[k]] = append(errs[v.file[k]], pool.Map(len(ss), pool.Options{}, func(i int) float64 {
+			rest := make([]sample, 0, len(ss)-1)
+			rest = append(append(rest, ss[:i]...), ss[i+1:]...)
 			tb := buildTable(k, rest, v.prior)
-			errs[v.file[k]] = append(errs[v.file[k]], relErr(v.predictWith(tb, s.op), s.t))
-		}
+			return relErr(v.predictWith(tb, ss[i].op), ss[i].t)
+		})...)
 	}
 	return kindStats(errs), nil
 }

@@ -1,7 +1,8 @@
 // Package pool is dashlab's one worker pool: n independent jobs (simulations, sweep
 // points) on a bounded number of goroutines, one job per goroutine at a time, with the
 // results handed over in job order. reproduce.Sweep, the sweep runner
-// (reference/sweep) and the notebooks' sweeps (nb.SweepNamed) all run on it, so
+// (reference/sweep), the notebooks' sweeps (nb.SweepNamed), the reproduction's cluster
+// comparisons and the GPU timing model's leave-one-out folds all run on it, so
 // cancellation, ordering, bounded memory and progress behave alike everywhere.
 package pool
 

@@ -5,8 +5,10 @@ import (
 	"fmt"
 	"math"
 	"strings"
+	"sync"
 
 	"github.com/dashlab/dashlab/dash/cluster"
+	"github.com/dashlab/dashlab/internal/pool"
 	"github.com/dashlab/dashlab/reference/clusters"
 	"github.com/dashlab/dashlab/summary"
 )
@@ -115,11 +117,28 @@ func firstClause(s string) string {
 }
 
 func runCluster(opts Options, art *Artifacts) (values, error) {
+	type study struct {
+		s   summary.ClusterStudy
+		v   values
+		err error
+	}
+	// The comparisons run at once (each is one capacity search after
+	// another, a core's worth); their progress is told one at a time.
+	var mu sync.Mutex
+	studies := pool.Map(len(ClusterComparisons), pool.Options{Workers: opts.Workers}, func(i int) study {
+		id := ClusterComparisons[i]
+		var progress func(done, total int)
+		if p := opts.simProgress("cluster " + id); p != nil {
+			progress = func(done, total int) { mu.Lock(); defer mu.Unlock(); p(done, total) }
+		}
+		s, v, err := ClusterStudy(context.Background(), id, progress)
+		return study{s, v, err}
+	})
 	var all values
-	for _, id := range ClusterComparisons {
-		s, v, err := ClusterStudy(context.Background(), id, opts.simProgress("cluster "+id))
+	for i, st := range studies {
+		s, v, err := st.s, st.v, st.err
 		if err != nil {
-			return all, fmt.Errorf("%s: %w", id, err)
+			return all, fmt.Errorf("%s: %w", ClusterComparisons[i], err)
 		}
 		art.Cluster = append(art.Cluster, s)
 		for k, x := range v.v {
