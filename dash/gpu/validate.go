@@ -89,9 +89,7 @@ func (p *Profile) LeaveOneOut() ([]ErrorStats, error) {
 		// The folds are independent fits: they run on every CPU, their
 		// errors kept in point order.
 		errs[v.file[k]] = append(errs[v.file[k]], pool.Map(len(ss), pool.Options{}, func(i int) float64 {
-			rest := make([]sample, 0, len(ss)-1)
-			rest = append(append(rest, ss[:i]...), ss[i+1:]...)
-			tb := buildTable(k, rest, v.prior)
+			tb := buildTable(k, slices.Concat(ss[:i], ss[i+1:]), v.prior)
 			return relErr(v.predictWith(tb, ss[i].op), ss[i].t)
 		})...)
 	}

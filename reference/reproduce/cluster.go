@@ -136,14 +136,13 @@ func runCluster(opts Options, art *Artifacts) (values, error) {
 	})
 	var all values
 	for i, st := range studies {
-		s, v, err := st.s, st.v, st.err
-		if err != nil {
-			return all, fmt.Errorf("%s: %w", ClusterComparisons[i], err)
+		if st.err != nil {
+			return all, fmt.Errorf("%s: %w", ClusterComparisons[i], st.err)
 		}
-		art.Cluster = append(art.Cluster, s)
-		for k, x := range v.v {
+		art.Cluster = append(art.Cluster, st.s)
+		for k, x := range st.v.v {
 			if !math.IsNaN(x) {
-				all.Set(k, x, v.detail[k])
+				all.Set(k, x, st.v.detail[k])
 			}
 		}
 	}
