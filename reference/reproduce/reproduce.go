@@ -46,7 +46,8 @@ type Options struct {
 	// SimProgress, when set, is told how many of a group's simulations have finished
 	// (done of total), by the groups whose runs are long (fig12 and fig9b-llama4-1m:
 	// million-token decodes; serving: each phase of each reading's study counts
-	// afresh), from one goroutine at a time.
+	// afresh; cluster: each comparison, "cluster <id>", counts its contenders
+	// as each is sized, the two comparisons at once), from one goroutine at a time.
 	SimProgress func(group string, done, total int)
 }
 
