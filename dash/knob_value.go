@@ -135,18 +135,20 @@ func toFloat(v reflect.Value) float64 {
 }
 
 // unitHintOf says, for a positive value below its range, what a number
-// without a unit means in Go and how to write the unit.
+// without a unit means in Go and how to write the unit. It names Go: text
+// (a file, --set, a notebook's knob string) always carries its unit, so
+// the value there was meant as written; the hint is for a Go literal.
 func unitHintOf(v reflect.Value, x, lo float64) string {
 	if !(x > 0 && x < lo) {
 		return ""
 	}
 	switch d := v.Interface().(type) {
 	case unit.Duration:
-		return fmt.Sprintf("a number without a unit is in ns: did you mean %v (%d * unit.Microsecond)?", d*unit.Microsecond, int64(d))
+		return fmt.Sprintf("in Go, a number without a unit is in ns: did you mean %v (%d * unit.Microsecond)?", d*unit.Microsecond, int64(d))
 	case unit.Bytes:
-		return "a number without a unit is in bytes: write the unit (4 * unit.KiB, 24 * unit.GB)"
+		return "in Go, a number without a unit is in bytes: write the unit (4 * unit.KiB, 24 * unit.GB)"
 	case unit.BytesPerSecond:
-		return "a number without a unit is in B/s: write the unit (1.6 * unit.TBps)"
+		return "in Go, a number without a unit is in B/s: write the unit (1.6 * unit.TBps)"
 	}
 	return ""
 }

@@ -75,9 +75,10 @@ type RangeError struct {
 	Value string
 	// Min and Max bound the range, printed with their unit.
 	Min, Max string
-	// Hint, when set, says what a number without a unit means: a positive
-	// duration, size or rate below its range is most often one (in Go,
-	// unit.Duration(3) is 3 ns).
+	// Hint, when set, says what was most likely meant: a positive
+	// duration, size or rate below its range is most often a number
+	// without its unit (in Go, unit.Duration(3) is 3 ns); a parallel
+	// degree of 0, a default spelled out.
 	Hint string
 	// Choices, for a field that takes names, lists them (Min and Max are
 	// then empty).

@@ -56,7 +56,9 @@ var byteUnits = map[string]float64{
 }
 
 // ParseBytes parses "24 GB", "4 KiB", "8MiB" or "1048576 B". Decimal and
-// binary prefixes are distinct; the unit is required.
+// binary prefixes are distinct; the unit is required. The result rounds to
+// the nearest byte; a nonzero count under half a byte is an error rather
+// than 0.
 func ParseBytes(s string) (Bytes, error) {
 	v, err := lookup(s, "byte count", byteUnits, "B, KB, MB, GB, TB, KiB, MiB, GiB, TiB")
 	if err != nil {
@@ -65,7 +67,20 @@ func ParseBytes(s string) (Bytes, error) {
 	if math.Abs(v) > math.MaxInt64/2 {
 		return 0, fmt.Errorf("%q: too large", s)
 	}
+	if err := belowResolution(s, v, "1 B"); err != nil {
+		return 0, err
+	}
 	return Bytes(math.Round(v)), nil
+}
+
+// belowResolution refuses a nonzero quantity that rounds to zero at the
+// type's resolution (a byte, a nanosecond): it would silently become 0.
+// Other values round to the nearest unit of resolution.
+func belowResolution(s string, v float64, res string) error {
+	if v != 0 && math.Round(v) == 0 {
+		return fmt.Errorf("%q: not zero but below the %s resolution, so it would round to 0", s, res)
+	}
+	return nil
 }
 
 var rateUnits = map[string]float64{
@@ -85,6 +100,8 @@ var durationUnits = map[string]float64{
 
 // ParseDuration parses "3µs", "3us", "100 us", "2.5ms", "20s". The unit is
 // required; microseconds may be written µs (micro sign or Greek mu) or us.
+// The result rounds to the nearest nanosecond; a nonzero duration under
+// half a nanosecond ("1e-30us") is an error rather than 0.
 func ParseDuration(s string) (Duration, error) {
 	v, err := lookup(s, "duration", durationUnits, "ns, µs (or us), ms, s")
 	if err != nil {
@@ -92,6 +109,9 @@ func ParseDuration(s string) (Duration, error) {
 	}
 	if math.Abs(v) > math.MaxInt64/2 {
 		return 0, fmt.Errorf("%q: too large", s)
+	}
+	if err := belowResolution(s, v, "1 ns"); err != nil {
+		return 0, err
 	}
 	return Duration(math.Round(v)), nil
 }

@@ -21,6 +21,10 @@ func TestParseBytes(t *testing.T) {
 		{"24", 0, "needs a unit"},
 		{"24 Gb", 0, `unknown byte count unit "Gb"`},
 		{"GB", 0, "expected a number"},
+		{"0.4 B", 0, "below the 1 B resolution"},
+		{"-1e-20 TB", 0, "below the 1 B resolution"},
+		{"0 GB", 0, ""},
+		{"1.5 B", 2, ""},
 	} {
 		got, err := ParseBytes(tc.in)
 		if tc.err != "" {
@@ -55,6 +59,14 @@ func TestStringRoundTrip(t *testing.T) {
 		if got, err := ParseDuration(text); err != nil || got != 3*Microsecond {
 			t.Errorf("ParseDuration(%q) = %v, %v; want 3µs", text, got, err)
 		}
+	}
+	for _, text := range []string{"1e-30us", "0.4ns", "-2e-13 s"} { // nonzero, but rounds to 0
+		if got, err := ParseDuration(text); err == nil || !strings.Contains(err.Error(), "below the 1 ns resolution") {
+			t.Errorf("ParseDuration(%q) = %v, %v; want an error: below the 1 ns resolution", text, got, err)
+		}
+	}
+	if got, err := ParseDuration("0us"); err != nil || got != 0 {
+		t.Errorf("ParseDuration(\"0us\") = %v, %v; want 0", got, err)
 	}
 	if s := (1.6 * TBps).String(); s != "1.6 TB/s" {
 		t.Errorf("1.6 TB/s prints as %q", s)

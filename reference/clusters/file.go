@@ -23,7 +23,7 @@ import (
 //	nodes: 2                   # optional: the cluster with this many nodes
 //	memory: dash               # optional: the GPUs' memory system instead of the cluster's
 //	model: qwen3-235b-a22b
-//	parallel: {tensor: 1, expert: 8, pipeline: 1, data: 1}
+//	parallel: {tensor: 1, expert: 8, pipeline: 1, data: 1}   # a degree left out is 1
 //	placement: {policy: popularity}
 //	routing: {kind: zipf, zipf_s: 1.0, seed: 1}
 //	dispatch: {dedup: true, dtype: fp8}   # optional: DeepEP-style dispatch
@@ -67,11 +67,51 @@ func (f File) Settings() ([]dash.Setting, error) {
 
 // DecodeFile reads a cluster experiment file; dir resolves cluster_file.
 func DecodeFile(r io.Reader, source string) (File, error) {
-	var f File
-	if err := dash.DecodeStrict(r, source, &f); err != nil {
+	data, err := safeio.ReadAll(r, source, safeio.MaxInputBytes)
+	if err != nil {
 		return File{}, err
 	}
+	var f File
+	if err := dash.DecodeStrictBytes(data, source, &f); err != nil {
+		return File{}, err
+	}
+	if err := zeroDegrees(data); err != nil {
+		return File{}, fmt.Errorf("%s: %w", source, err)
+	}
 	return f, nil
+}
+
+// zeroDegrees refuses a parallel degree written as 0: an omitted degree
+// is 1, but a 0 the file states is a mistake that would become 1 unseen.
+func zeroDegrees(data []byte) error {
+	var given struct {
+		Parallel struct {
+			Tensor   *int `yaml:"tensor"`
+			Expert   *int `yaml:"expert"`
+			Pipeline *int `yaml:"pipeline"`
+			Data     *int `yaml:"data"`
+		} `yaml:"parallel"`
+	}
+	if err := yaml.Unmarshal(data, &given); err != nil {
+		return nil // the strict decode has accepted the file; nothing to add
+	}
+	p := given.Parallel
+	var errs []error
+	for _, d := range []struct {
+		name string
+		v    *int
+	}{{"tensor", p.Tensor}, {"expert", p.Expert}, {"pipeline", p.Pipeline}, {"data", p.Data}} {
+		if d.v != nil && *d.v == 0 {
+			errs = append(errs, ZeroDegreeError("parallel."+d.name, "leave it out for 1"))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// ZeroDegreeError is the range error of a parallel degree given as 0
+// (field its knob path, hint how to get the default of 1).
+func ZeroDegreeError(field, hint string) *dash.RangeError {
+	return &dash.RangeError{Field: field, Value: "0", Min: "1", Max: fmt.Sprint(cluster.MaxDegree), Hint: hint}
 }
 
 // LoadFile reads a cluster experiment file from disk.

@@ -121,17 +121,19 @@ func (l layoutFlags) fileOf(fs *flag.FlagSet, prefix string) (clusters.File, err
 	if use("model") {
 		f.Model = *l.model
 	}
-	if use("tp") {
-		f.Parallel.Tensor = *l.tp
-	}
-	if use("ep") {
-		f.Parallel.Expert = *l.ep
-	}
-	if use("pp") {
-		f.Parallel.Pipeline = *l.pp
-	}
-	if use("dp") {
-		f.Parallel.Data = *l.dp
+	for _, d := range []struct {
+		flag, knob string
+		v          *int
+		to         *int
+	}{{"tp", "tensor", l.tp, &f.Parallel.Tensor}, {"ep", "expert", l.ep, &f.Parallel.Expert},
+		{"pp", "pipeline", l.pp, &f.Parallel.Pipeline}, {"dp", "data", l.dp, &f.Parallel.Data}} {
+		if !use(d.flag) {
+			continue
+		}
+		if *d.v == 0 { // the file reads 0 as "left out": 1
+			return clusters.File{}, clusters.ZeroDegreeError("parallel."+d.knob, "--"+prefix+d.flag+" 0: leave the flag out for 1")
+		}
+		*d.to = *d.v
 	}
 	if use("micro") {
 		f.Parallel.MicroBatches = *l.micro

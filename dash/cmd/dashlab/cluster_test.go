@@ -113,3 +113,20 @@ func TestClusterSet(t *testing.T) {
 		t.Errorf("EP 0: exit %d: %s", code, errs)
 	}
 }
+
+// A parallel degree given as 0, by flag or in a file, is refused: a file
+// that leaves a degree out gets 1, but a 0 someone wrote must not become 1
+// unseen.
+func TestClusterZeroDegree(t *testing.T) {
+	for _, flag := range []string{"--tp", "--ep", "--pp", "--dp"} {
+		code, out, errs := dashlab("cluster", "run", "--model", "qwen3-30b-a3b", flag, "0")
+		if code == 0 || !strings.Contains(errs, "= 0: outside the plausible range 1 .. 1024 ("+flag+" 0: leave the flag out for 1)") {
+			t.Errorf("%s 0: exit %d: %s %s", flag, code, out, errs)
+		}
+	}
+	f := filepath.Join(t.TempDir(), "e.yaml")
+	os.WriteFile(f, []byte("cluster: hgx-h200\nmodel: qwen3-30b-a3b\nparallel: {tensor: 1, expert: 0}\n"), 0o644)
+	if code, _, errs := dashlab("cluster", "run", "--file", f); code == 0 || !strings.Contains(errs, "parallel.expert = 0: outside the plausible range 1 .. 1024 (leave it out for 1)") {
+		t.Errorf("expert: 0 in a file: exit %d: %s", code, errs)
+	}
+}
