@@ -67,7 +67,7 @@ func ParseBytes(s string) (Bytes, error) {
 	if math.Abs(v) > math.MaxInt64/2 {
 		return 0, fmt.Errorf("%q: too large", s)
 	}
-	if err := belowResolution(s, v, "1 B"); err != nil {
+	if err := belowResolution(s, v, "a byte"); err != nil {
 		return 0, err
 	}
 	return Bytes(math.Round(v)), nil
@@ -75,10 +75,11 @@ func ParseBytes(s string) (Bytes, error) {
 
 // belowResolution refuses a nonzero quantity that rounds to zero at the
 // type's resolution (a byte, a nanosecond): it would silently become 0.
-// Other values round to the nearest unit of resolution.
-func belowResolution(s string, v float64, res string) error {
+// Other values round to the nearest unit of resolution. The message is
+// short: sweeps clip a value's error to safeio.MaxEcho bytes.
+func belowResolution(s string, v float64, unit string) error {
 	if v != 0 && math.Round(v) == 0 {
-		return fmt.Errorf("%q: not zero but below the %s resolution, so it would round to 0", s, res)
+		return fmt.Errorf("%q: under half %s, would round to 0", s, unit)
 	}
 	return nil
 }
@@ -110,7 +111,7 @@ func ParseDuration(s string) (Duration, error) {
 	if math.Abs(v) > math.MaxInt64/2 {
 		return 0, fmt.Errorf("%q: too large", s)
 	}
-	if err := belowResolution(s, v, "1 ns"); err != nil {
+	if err := belowResolution(s, v, "a ns"); err != nil {
 		return 0, err
 	}
 	return Duration(math.Round(v)), nil

@@ -21,8 +21,8 @@ func TestParseBytes(t *testing.T) {
 		{"24", 0, "needs a unit"},
 		{"24 Gb", 0, `unknown byte count unit "Gb"`},
 		{"GB", 0, "expected a number"},
-		{"0.4 B", 0, "below the 1 B resolution"},
-		{"-1e-20 TB", 0, "below the 1 B resolution"},
+		{"0.4 B", 0, "under half a byte, would round to 0"},
+		{"-1e-20 TB", 0, "under half a byte, would round to 0"},
 		{"0 GB", 0, ""},
 		{"1.5 B", 2, ""},
 	} {
@@ -61,8 +61,8 @@ func TestStringRoundTrip(t *testing.T) {
 		}
 	}
 	for _, text := range []string{"1e-30us", "0.4ns", "-2e-13 s"} { // nonzero, but rounds to 0
-		if got, err := ParseDuration(text); err == nil || !strings.Contains(err.Error(), "below the 1 ns resolution") {
-			t.Errorf("ParseDuration(%q) = %v, %v; want an error: below the 1 ns resolution", text, got, err)
+		if got, err := ParseDuration(text); err == nil || !strings.Contains(err.Error(), "under half a ns, would round to 0") {
+			t.Errorf("ParseDuration(%q) = %v, %v; want an error: under half a ns", text, got, err)
 		}
 	}
 	if got, err := ParseDuration("0us"); err != nil || got != 0 {
