@@ -210,6 +210,14 @@ func wantOf(t reflect.Type) string {
 	if k, ok := knobTypes[t]; ok {
 		return k.want
 	}
+	switch {
+	case t.Kind() == reflect.Bool:
+		return "true or false"
+	case t.Kind() >= reflect.Int && t.Kind() <= reflect.Uint64:
+		return "a whole number"
+	case t.Kind() == reflect.Float32 || t.Kind() == reflect.Float64:
+		return "a number"
+	}
 	return "a " + t.String()
 }
 
