@@ -165,6 +165,16 @@ func TestKnobRules(t *testing.T) {
 	if err := dash.ApplySettings(dash.KnobTarget{System: &s}, dash.Setting{Path: "link.usable", Value: "0.8 TB/s"}); err != nil || s.Link.GTPerSecond != 32 {
 		t.Errorf("link.usable alone: lane rate %v (%v)", s.Link.GTPerSecond, err)
 	}
+	// A rate <= 0 is link.usable's error alone: the lane rate does not
+	// follow it below zero into an error of its own.
+	s = paper
+	err := dash.ApplySettings(dash.KnobTarget{System: &s}, dash.Setting{Path: "link.usable", Value: "-1 TB/s"})
+	if err == nil {
+		err = s.Validate()
+	}
+	if err == nil || !strings.Contains(err.Error(), "link.usable = -1 TB/s: outside") || strings.Contains(err.Error(), "gt_per_second") {
+		t.Errorf("link.usable -1 TB/s: %v", err)
+	}
 }
 
 // Bad settings are refused with the path and the value.

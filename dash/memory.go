@@ -357,7 +357,7 @@ type LinkSpec struct {
 // faster PHY, not a thinner margin). The builder's LinkBandwidth and the
 // link.usable knob wherever it is set follow this rule.
 func (l *LinkSpec) SetUsable(bw unit.BytesPerSecond) {
-	if l.Usable > 0 {
+	if l.Usable > 0 && bw > 0 { // a rate <= 0 is refused by Validate as link.usable's, not as a lane rate's
 		l.GTPerSecond *= float64(bw) / float64(l.Usable)
 	}
 	l.Usable = bw
